@@ -1,0 +1,257 @@
+"""Random play and the checks every engine passes (OpenSpiel's random-simulation habit).
+
+Used by each game's tests (``check_random_game``), by the benchmarks and by the bots
+(``random_game``). Nothing here knows a particular game.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.kit.engine import (
+    Engine,
+    EngineError,
+    GameOver,
+    NotYourDecision,
+    Outcome,
+    replay,
+)
+
+Invariant = Callable[[Any], None]
+"""Raises AssertionError (with a message) when a state breaks a game's invariant."""
+
+LeakCheck = Callable[[Any, Any, "int | None"], None]
+"""(state, view, seat) -> raises AssertionError when the view shows what seat may not see."""
+
+
+@dataclass
+class Playthrough:
+    state: Any
+    outcome: Outcome | None
+    moves: list[tuple[int, Any]] = field(default_factory=list)
+
+    @property
+    def decisions(self) -> int:
+        return len(self.moves)
+
+
+def choose(engine: Engine, state: Any, rng: random.Random) -> tuple[int, Any]:
+    """A random seat among those to act, and a random legal move of that seat."""
+    seats = engine.to_act(state)
+    seat = seats[0] if len(seats) == 1 else rng.choice(seats)
+    moves = engine.legal_moves(state, seat)
+    return seat, moves[0] if len(moves) == 1 else rng.choice(moves)
+
+
+def random_game(
+    engine: Engine,
+    seed: int,
+    players: int,
+    options: Any = None,
+    *,
+    max_decisions: int = 200_000,
+) -> Playthrough:
+    """Play one seeded game to its end with uniformly random legal moves."""
+    options = options if options is not None else engine.GAME.options_type()
+    state = engine.new_game(seed, players, options)
+    rng = random.Random(seed * 7919 + 17)
+    moves: list[tuple[int, Any]] = []
+    while engine.outcome(state) is None:
+        if len(moves) >= max_decisions:
+            raise AssertionError(f"seed {seed}: no outcome after {max_decisions} decisions")
+        seat, move = choose(engine, state, rng)
+        engine.apply(state, seat, move)
+        moves.append((seat, move))
+    return Playthrough(state, engine.outcome(state), moves)
+
+
+def check_random_game(
+    engine: Engine,
+    seed: int,
+    players: int,
+    options: Any = None,
+    *,
+    invariants: Invariant | None = None,
+    leak_check: LeakCheck | None = None,
+    deep_every: int = 7,
+    max_decisions: int = 200_000,
+) -> Playthrough:
+    """Play one seeded random game to its end, checking the contract after every move.
+
+    After every move: the invariants hold, someone has a decision while there is no
+    outcome, and the chosen move's text form parses back to it. Every ``deep_every``-th
+    decision also: legal moves are sorted and distinct for every seat, seats not to act
+    have none, every view is built and passes ``leak_check``, an out-of-turn move is
+    refused with the state unchanged. At the end: replay from the seed equals the live
+    state, and any further move raises GameOver.
+    """
+    options = options if options is not None else engine.GAME.options_type()
+    state = engine.new_game(seed, players, options)
+    rng = random.Random(seed * 7919 + 17)
+    moves: list[tuple[int, Any]] = []
+    seats = range(players)
+
+    def deep_checks() -> None:
+        acting = set(engine.to_act(state))
+        for seat in seats:
+            listed = engine.legal_moves(state, seat)
+            if seat in acting:
+                assert listed, f"seed {seed}: seat {seat} is to act but has no legal move"
+            else:
+                assert not listed, f"seed {seed}: seat {seat} is not to act but has moves"
+            assert listed == sorted(listed), f"seed {seed}: legal moves not in sorted order"
+            assert len(set(listed)) == len(listed), f"seed {seed}: duplicate legal moves"
+            for move in listed:
+                assert engine.parse_move(str(move)) == move, f"text form of {move!r}"
+        for seat in [*seats, None]:
+            seen = engine.view(state, seat)
+            if leak_check is not None:
+                leak_check(state, seen, seat)
+        idle = [seat for seat in seats if seat not in acting]
+        if idle:
+            seat = idle[0]
+            before = copy.deepcopy(state)
+            other = next(iter(acting))
+            probe = engine.legal_moves(state, other)[0]
+            try:
+                engine.apply(state, seat, probe)
+            except NotYourDecision:
+                pass
+            else:
+                raise AssertionError(f"seed {seed}: seat {seat} moved out of turn")
+            assert state == before, f"seed {seed}: a refused move changed the state"
+
+    if invariants is not None:
+        invariants(state)
+    while engine.outcome(state) is None:
+        if len(moves) >= max_decisions:
+            raise AssertionError(f"seed {seed}: no outcome after {max_decisions} decisions")
+        assert engine.to_act(state), f"seed {seed}: no outcome and nobody to act"
+        if len(moves) % deep_every == 0:
+            deep_checks()
+        seat, move = choose(engine, state, rng)
+        assert engine.parse_move(str(move)) == move, f"text form of {move!r}"
+        engine.apply(state, seat, move)
+        moves.append((seat, move))
+        if invariants is not None:
+            invariants(state)
+
+    final = engine.outcome(state)
+    assert final is not None
+    assert len(final.scores) == players, f"seed {seed}: one score per seat expected"
+    assert all(0 <= w < players for w in final.winners), f"seed {seed}: bad winner"
+    assert engine.to_act(state) == (), f"seed {seed}: seats to act after the end"
+    for seat in [*seats, None]:
+        seen = engine.view(state, seat)
+        if leak_check is not None:
+            leak_check(state, seen, seat)
+    try:
+        engine.apply(state, 0, moves[-1][1] if moves else None)
+    except GameOver:
+        pass
+    except EngineError as exc:  # pragma: no cover - the message says what went wrong
+        raise AssertionError(f"seed {seed}: a move after the end raised {exc!r}") from exc
+    else:
+        raise AssertionError(f"seed {seed}: a move was accepted after the end")
+    rebuilt = replay(engine, seed, players, options, moves)
+    assert rebuilt == state, f"seed {seed}: replay differs from the live state"
+    return Playthrough(state, final, moves)
+
+
+def assert_refused_unchanged(
+    engine: Engine, state: Any, seat: int, move: Any, error: type[EngineError]
+) -> EngineError:
+    """Apply a move that must be refused with ``error``; the state must not change."""
+    before = copy.deepcopy(state)
+    try:
+        engine.apply(state, seat, move)
+    except error as exc:
+        assert state == before, "a refused move changed the state"
+        return exc
+    raise AssertionError(f"{move} was accepted; expected {error.__name__}")
+
+
+def random_game_count(quick: int) -> int:
+    """How many random games a test plays: ``quick`` in ``make test``, more in ``make soak``.
+
+    ``make soak`` sets TABLETOP_RANDOM_GAMES (for example 1000) for every configuration.
+    """
+    return int(os.environ.get("TABLETOP_RANDOM_GAMES", quick))
+
+
+def assert_golden(path: str | os.PathLike[str], text: str) -> None:
+    """Compare ``text`` with a golden file; ``make golden`` (TABLETOP_UPDATE_GOLDEN=1) rewrites it."""
+    if os.environ.get("TABLETOP_UPDATE_GOLDEN") == "1":
+        os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    if not os.path.exists(path):
+        raise AssertionError(f"{path} is missing: run `make golden` and review the new file")
+    with open(path, encoding="utf-8") as handle:
+        expected = handle.read()
+    if text != expected:
+        import difflib
+
+        diff = "".join(
+            list(
+                difflib.unified_diff(
+                    expected.splitlines(keepends=True),
+                    text.splitlines(keepends=True),
+                    fromfile=f"{path} (golden)",
+                    tofile="now",
+                )
+            )[:80]
+        )
+        raise AssertionError(f"behaviour changed; if intended, run `make golden`:\n{diff}")
+
+
+def record_playthrough(
+    engine: Engine,
+    seed: int,
+    players: int,
+    options: Any = None,
+    *,
+    max_listed: int = 30,
+) -> str:
+    """A seeded random game written move by move: who acts, their legal moves, the move
+    made, its events with their audience, and every seat's view (and the spectator's).
+
+    Golden files hold this text; any change in behaviour shows up as a diff in review.
+    """
+    options = options if options is not None else engine.GAME.options_type()
+    state = engine.new_game(seed, players, options)
+    rng = random.Random(seed * 7919 + 17)
+    names = engine.GAME.seat_names(players)
+    out = [
+        f"# {engine.GAME.title}: seed {seed}, {players} players, options {options!r}",
+        f"# seats: {', '.join(f'{i}={n}' for i, n in enumerate(names))}",
+    ]
+
+    def views() -> None:
+        for seat in [*range(players), None]:
+            out.append(f"view[{'spectator' if seat is None else seat}] {engine.view(state, seat)!r}")
+
+    views()
+    version = 0
+    while engine.outcome(state) is None:
+        for seat in engine.to_act(state):
+            listed = engine.legal_moves(state, seat)
+            shown = " ".join(str(m) for m in listed[:max_listed])
+            more = f" ... (+{len(listed) - max_listed})" if len(listed) > max_listed else ""
+            out.append(f"legal[{seat}] {len(listed)}: {shown}{more}")
+        seat, move = choose(engine, state, rng)
+        events = engine.apply(state, seat, move)
+        version += 1
+        out.append(f"== v{version} seat {seat}: {move}")
+        for event in events:
+            audience = "all" if event.to is None else ",".join(map(str, sorted(event.to)))
+            out.append(f"  event[{audience}] {event.kind}: {event.text}")
+        views()
+    out.append(f"outcome {engine.outcome(state)!r}")
+    return "\n".join(out) + "\n"
