@@ -7,6 +7,7 @@ Used by each game's tests (``check_random_game``), by the benchmarks and by the 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import random
 from collections.abc import Callable
@@ -185,7 +186,10 @@ def random_game_count(quick: int) -> int:
 
 
 def assert_golden(path: str | os.PathLike[str], text: str) -> None:
-    """Compare ``text`` with a golden file; ``make golden`` (TABLETOP_UPDATE_GOLDEN=1) rewrites it."""
+    """Compare ``text`` with a golden file; ``make golden`` rewrites it.
+
+    ``make golden`` sets TABLETOP_UPDATE_GOLDEN=1.
+    """
     if os.environ.get("TABLETOP_UPDATE_GOLDEN") == "1":
         os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
         with open(path, "w", encoding="utf-8") as handle:
@@ -211,6 +215,24 @@ def assert_golden(path: str | os.PathLike[str], text: str) -> None:
         raise AssertionError(f"behaviour changed; if intended, run `make golden`:\n{diff}")
 
 
+def view_diff(old: Any, new: Any, path: str = "") -> list[str]:
+    """Field-level differences between two views (dataclasses, tuples, scalars)."""
+    if old == new:
+        return []
+    if dataclasses.is_dataclass(old) and dataclasses.is_dataclass(new) and type(old) is type(new):
+        lines = []
+        for f in dataclasses.fields(old):
+            sub = f"{path}.{f.name}" if path else f.name
+            lines += view_diff(getattr(old, f.name), getattr(new, f.name), sub)
+        return lines
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
+        lines = []
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            lines += view_diff(a, b, f"{path}[{i}]")
+        return lines
+    return [f"{path}: {old!r} -> {new!r}"]
+
+
 def record_playthrough(
     engine: Engine,
     seed: int,
@@ -220,9 +242,12 @@ def record_playthrough(
     max_listed: int = 30,
 ) -> str:
     """A seeded random game written move by move: who acts, their legal moves, the move
-    made, its events with their audience, and every seat's view (and the spectator's).
+    made, its events with their audience, and how every view changed.
 
-    Golden files hold this text; any change in behaviour shows up as a diff in review.
+    The spectator's view is written in full at the start, then as field-level changes
+    after each move; each seat's view is written as its difference from the spectator's
+    (what only that seat may see) whenever that difference changes. Golden files hold
+    this text; any change in behaviour shows up as a diff in review.
     """
     options = options if options is not None else engine.GAME.options_type()
     state = engine.new_game(seed, players, options)
@@ -232,18 +257,25 @@ def record_playthrough(
         f"# {engine.GAME.title}: seed {seed}, {players} players, options {options!r}",
         f"# seats: {', '.join(f'{i}={n}' for i, n in enumerate(names))}",
     ]
+    spectator = engine.view(state, None)
+    out.append(f"view[spectator] {spectator!r}")
+    private: dict[int, list[str]] = {}
 
-    def views() -> None:
-        for seat in [*range(players), None]:
-            out.append(f"view[{'spectator' if seat is None else seat}] {engine.view(state, seat)!r}")
+    def seat_views(current: Any) -> None:
+        for seat in range(players):
+            lines = view_diff(current, engine.view(state, seat))
+            if lines != private.get(seat):
+                private[seat] = lines
+                out.append(f"view[{seat}] differs from the spectator's in:")
+                out.extend(f"    {line}" for line in lines)
 
-    views()
+    seat_views(spectator)
     version = 0
     while engine.outcome(state) is None:
         for seat in engine.to_act(state):
             listed = engine.legal_moves(state, seat)
-            shown = " ".join(str(m) for m in listed[:max_listed])
-            more = f" ... (+{len(listed) - max_listed})" if len(listed) > max_listed else ""
+            shown = " | ".join(str(m) for m in listed[:max_listed])
+            more = f" | ... (+{len(listed) - max_listed})" if len(listed) > max_listed else ""
             out.append(f"legal[{seat}] {len(listed)}: {shown}{more}")
         seat, move = choose(engine, state, rng)
         events = engine.apply(state, seat, move)
@@ -252,6 +284,9 @@ def record_playthrough(
         for event in events:
             audience = "all" if event.to is None else ",".join(map(str, sorted(event.to)))
             out.append(f"  event[{audience}] {event.kind}: {event.text}")
-        views()
+        now = engine.view(state, None)
+        out.extend(f"  view[spectator] {line}" for line in view_diff(spectator, now))
+        spectator = now
+        seat_views(spectator)
     out.append(f"outcome {engine.outcome(state)!r}")
     return "\n".join(out) + "\n"

@@ -1,0 +1,104 @@
+"""What a seat (or a spectator) sees: everything but the deck's order and the generator.
+
+The Channeling hides only the deck: the grid, cubes, glyphs (played and in hand, which
+each player can count from the table) and acquired cards are all on the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.kit.engine import Outcome
+
+from . import board
+from .content import CARD_BY_ID, GLYPHS
+from .rules import splendor
+from .state import State, druid_at
+
+
+@dataclass(frozen=True)
+class CellView:
+    cell: str  # "b3"
+    card: int | None  # card id, None for a gap
+    vigor: int
+    splendor: int
+    light_cubes: int
+    dark_cubes: int
+    druid: int | None  # the seat whose Druid Token stands here
+
+
+@dataclass(frozen=True)
+class SeatView:
+    hand: tuple[str, ...]
+    played: tuple[str, ...]
+    supply: int
+    acquired: tuple[int, ...]  # card ids in order of acquisition
+    overchanneling: int
+    splendor: int
+
+
+@dataclass(frozen=True)
+class View:
+    viewer: int | None
+    current: int
+    step: str
+    turn: int
+    glyph: str | None  # the glyph played this turn
+    moved: str | None
+    stationary: str | None
+    row_glyphs: tuple[str, ...]
+    col_glyphs: tuple[str, ...]
+    cells: tuple[CellView, ...]
+    seats: tuple[SeatView, ...]
+    deck_count: int
+    gaps: tuple[str, ...]
+    end_triggered_by: int | None
+    outcome: Outcome | None
+
+
+def _cell(state: State, cell: int) -> CellView:
+    card_id = state.grid[cell]
+    card = CARD_BY_ID[card_id] if card_id is not None else None
+    light, dark = state.cubes[cell]
+    return CellView(
+        board.name(cell),
+        card_id,
+        card.vigor if card else 0,
+        card.splendor if card else 0,
+        light,
+        dark,
+        druid_at(state, cell),
+    )
+
+
+def view(state: State, seat: int | None) -> View:
+    def name(cell: int | None) -> str | None:
+        return None if cell is None else board.name(cell)
+
+    return View(
+        viewer=seat,
+        current=state.current,
+        step=state.step,
+        turn=state.turn,
+        glyph=None if state.glyph is None else GLYPHS[state.glyph],
+        moved=name(state.moved),
+        stationary=name(state.stationary),
+        row_glyphs=tuple(GLYPHS[g] for g in state.row_glyphs),
+        col_glyphs=tuple(GLYPHS[g] for g in state.col_glyphs),
+        cells=tuple(_cell(state, c) for c in board.CELLS),
+        seats=tuple(
+            SeatView(
+                hand=tuple(GLYPHS[g] for g in state.hands[s]),
+                played=tuple(GLYPHS[g] for g in state.played[s]),
+                supply=state.supply[s],
+                acquired=tuple(state.acquired[s]),
+                overchanneling=state.overchanneling[s],
+                splendor=splendor(state, s),
+            )
+            for s in (0, 1)
+        ),
+        deck_count=len(state.deck),
+        gaps=tuple(board.name(c) for c in sorted(state.gaps)),
+        end_triggered_by=state.end_triggered_by,
+        outcome=state.result,
+    )
