@@ -1,0 +1,101 @@
+"""The Channeling's engine values <-> its protobuf messages, and nothing else."""
+
+from __future__ import annotations
+
+from tabletop.channeling.v1 import channeling_pb2 as pb
+
+from services.kit.engine import MalformedMove
+
+from . import engine
+from .engine import board
+from .engine.content import CARD_BY_ID, GLYPH_INDEX, GLYPHS
+
+_STEPS = {
+    "play_glyph": pb.STEP_PLAY_GLYPH,
+    "move_druid": pb.STEP_MOVE_DRUID,
+    "choose_path": pb.STEP_CHOOSE_PATH,
+    "replace_cards": pb.STEP_REPLACE_CARDS,
+}
+
+
+def options_from_proto(message: pb.Options) -> engine.Options:
+    return engine.Options()
+
+
+def _cell(text: str, field: str) -> int:
+    cell = board.parse_cell(text)
+    if cell is None:
+        raise MalformedMove(f"{field} must be a cell a1..d4, not {text[:8]!r}")
+    return cell
+
+
+def move_from_proto(message: pb.Move) -> engine.Move:
+    kind = message.WhichOneof("kind")
+    if kind == "play_glyph":
+        glyph = message.play_glyph.glyph
+        if glyph not in GLYPH_INDEX:
+            raise MalformedMove(f"unknown glyph; glyphs are {', '.join(GLYPHS)}")
+        return engine.PlayGlyph(GLYPH_INDEX[glyph])
+    if kind == "move_druid":
+        m = message.move_druid
+        return engine.MoveDruid(_cell(m.origin, "origin"), _cell(m.target, "target"))
+    if kind == "choose_path":
+        cells = message.choose_path.cells
+        if not 1 <= len(cells) <= 7:
+            raise MalformedMove("a Leyline Path on a 4x4 grid has 1 to 7 cells")
+        return engine.ChoosePath(tuple(_cell(c, "cells") for c in cells))
+    if kind == "fill_gap":
+        return engine.FillGap(_cell(message.fill_gap.cell, "cell"))
+    raise MalformedMove("the move names no decision (set one field of Move.kind)")
+
+
+def move_to_proto(move: engine.Move) -> pb.Move:
+    if isinstance(move, engine.PlayGlyph):
+        return pb.Move(play_glyph=pb.PlayGlyph(glyph=GLYPHS[move.glyph]))
+    if isinstance(move, engine.MoveDruid):
+        return pb.Move(
+            move_druid=pb.MoveDruid(origin=board.name(move.origin), target=board.name(move.target))
+        )
+    if isinstance(move, engine.ChoosePath):
+        return pb.Move(choose_path=pb.ChoosePath(cells=[board.name(c) for c in move.cells]))
+    return pb.Move(fill_gap=pb.FillGap(cell=board.name(move.cell)))
+
+
+def _card(card_id: int) -> pb.Card:
+    card = CARD_BY_ID[card_id]
+    return pb.Card(id=card.id, vigor=card.vigor, splendor=card.splendor)
+
+
+def view_to_proto(view: engine.View) -> pb.View:
+    message = pb.View(
+        current=view.current,
+        step=_STEPS[view.step],
+        turn=view.turn,
+        glyph=view.glyph or "",
+        moved=view.moved or "",
+        stationary=view.stationary or "",
+        row_glyphs=view.row_glyphs,
+        col_glyphs=view.col_glyphs,
+        deck_count=view.deck_count,
+        gaps=view.gaps,
+    )
+    for cell in view.cells:
+        out = message.cells.add(
+            cell=cell.cell, light_cubes=cell.light_cubes, dark_cubes=cell.dark_cubes
+        )
+        if cell.card is not None:
+            out.card.CopyFrom(pb.Card(id=cell.card, vigor=cell.vigor, splendor=cell.splendor))
+        if cell.druid is not None:
+            out.druid = cell.druid
+    for seat in view.seats:
+        message.players.add(
+            hand=seat.hand,
+            played=seat.played,
+            supply=seat.supply,
+            acquired=[_card(c) for c in seat.acquired],
+            overchanneling=seat.overchanneling,
+            splendor=seat.splendor,
+        )
+    if view.end_triggered_by is not None:
+        message.end_triggered_by = view.end_triggered_by
+    return message

@@ -1,0 +1,520 @@
+"""Live games: the engine, the move log and the watchers of one game service.
+
+No transport here: the gRPC layer (:mod:`services.kit.service`) converts messages and
+statuses; this module decides. One writer per game: every read or write of a game's
+state holds that game's lock, so a view never shows a move the log does not hold yet.
+Different games proceed in parallel.
+
+A game lives in memory once loaded, rebuilt by replaying its log from the seed; the log
+is the only truth. A move is applied to the live state, then appended to the log with
+its version check in the same transaction; only after the append returns is it
+acknowledged, counted and sent to watchers. If the append fails the live state is
+dropped and rebuilt from the log on the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.kit import auth
+from services.kit.engine import BadOptions, Engine, EngineError, Event, Outcome
+from services.kit.errors import (
+    GameNotFound,
+    RequestIdReused,
+    StaleVersion,
+    Unavailable,
+    VersionOutOfRange,
+    WatcherTooSlow,
+)
+from services.kit.store import (
+    DuplicateRequest,
+    GameRecord,
+    MoveRecord,
+    Store,
+    StoreError,
+    VersionConflict,
+)
+
+RECENT_TURNS = 64  # kept in memory per game for watchers that resume a little behind
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A game as one seat sees it at one version: what GetGame and watchers send."""
+
+    game_id: str
+    game_type: str
+    version: int
+    players: int
+    seat_names: tuple[str, ...]
+    to_act: tuple[int, ...]
+    outcome: Outcome | None
+    created_at: float
+    updated_at: float
+    viewer: int | None
+    view: Any
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One accepted move as one seat may see it."""
+
+    version: int
+    seat: int
+    move_text: str  # empty when the move is secret from the viewer
+    events: tuple[dict[str, Any], ...]
+    applied_at: float
+
+
+@dataclass(frozen=True)
+class WatchItem:
+    turn: Turn | None
+    snapshot: Snapshot | None  # set when this item is the game's latest version
+
+
+@dataclass
+class _Watcher:
+    seat: int | None
+    queue: asyncio.Queue[WatchItem | BaseException]
+    limit: int
+    closed: bool = False
+
+
+@dataclass(eq=False)
+class LiveGame:
+    record: GameRecord
+    state: Any
+    version: int
+    updated_at: float
+    requests: dict[str, int] = field(default_factory=dict)
+    recent: deque[MoveRecord] = field(default_factory=lambda: deque(maxlen=RECENT_TURNS))
+    watchers: list[_Watcher] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    broken: bool = False  # dropped after a failed append; callers reload
+
+
+class NullMetrics:
+    """What the manager reports; the service passes its Prometheus-backed twin."""
+
+    def move_applied(self, game: str, engine_seconds: float) -> None: ...
+    def move_rejected(self, game: str, reason: str) -> None: ...
+    def games_live(self, game: str, count: int) -> None: ...
+    def game_created(self, game: str) -> None: ...
+    def game_finished(self, game: str) -> None: ...
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": event.kind, "text": event.text}
+    if event.seat is not None:
+        out["seat"] = event.seat
+    if event.data:
+        out["data"] = dict(event.data)
+    if event.to is not None:
+        out["to"] = sorted(event.to)
+    return out
+
+
+class GameManager:
+    def __init__(
+        self,
+        engine: Engine,
+        store: Store,
+        *,
+        metrics: NullMetrics | None = None,
+        allow_seed: bool = False,
+        max_live_games: int = 100_000,
+        watch_queue_limit: int = 1000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.engine = engine
+        self.game_type = engine.GAME.name
+        self.store = store
+        self.metrics = metrics or NullMetrics()
+        self.allow_seed = allow_seed
+        self.max_live_games = max_live_games
+        self.watch_queue_limit = watch_queue_limit
+        self.clock = clock
+        self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._loading: dict[str, asyncio.Future[LiveGame]] = {}
+        self._public_move = getattr(engine, "public_move", None)
+        self._created = 0
+
+    # --- creating and loading -----------------------------------------------------------
+
+    async def create(
+        self, players: int, options: Any, seed: int | None = None
+    ) -> tuple[LiveGame, list[str]]:
+        """A new game and one secret token per seat (the store keeps only their hashes)."""
+        info = self.engine.GAME
+        if not info.min_players <= players <= info.max_players:
+            raise BadOptions(
+                f"{info.title} is for {info.min_players}-{info.max_players} players, not {players}"
+            )
+        if seed is None:
+            seed = secrets.randbits(63)
+        state = self.engine.new_game(seed, players, options)
+        tokens = [auth.new_token() for _ in range(players)]
+        now = self.clock()
+        record = GameRecord(
+            game_id=secrets.token_urlsafe(12),
+            game_type=self.game_type,
+            players=players,
+            options=options.to_dict(),
+            seed=seed,
+            token_hashes=tuple(auth.token_hash(t) for t in tokens),
+            created_at=now,
+            updated_at=now,
+        )
+        try:
+            await self.store.create(record)
+        except StoreError as exc:
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+        game = LiveGame(record, state, 0, now)
+        self._remember(game)
+        self.metrics.game_created(self.game_type)
+        return game, tokens
+
+    async def get(self, game_id: str) -> LiveGame:
+        """The live game, loaded and replayed from the log if it is not in memory."""
+        game = self._live.get(game_id)
+        if game is not None:
+            self._live.move_to_end(game_id)
+            return game
+        pending = self._loading.get(game_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[LiveGame] = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = future
+        try:
+            game = await self._load(game_id)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved here: other waiters re-raise it themselves
+            raise
+        else:
+            future.set_result(game)
+            self._remember(game)
+            return game
+        finally:
+            del self._loading[game_id]
+
+    async def _load(self, game_id: str) -> LiveGame:
+        if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
+            raise GameNotFound("no such game")
+        try:
+            record = await self.store.load(game_id)
+            if record is None or record.game_type != self.game_type:
+                raise GameNotFound(f"no {self.engine.GAME.title} game {game_id!r}")
+            moves = await self.store.moves(game_id)
+        except StoreError as exc:
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+        options = self.engine.GAME.options_type.from_dict(record.options)
+        state = self.engine.new_game(record.seed, record.players, options)
+        game = LiveGame(record, state, 0, record.updated_at)
+        for move in moves:
+            self._replay_one(game, move)
+        return game
+
+    def _replay_one(self, game: LiveGame, move: MoveRecord) -> None:
+        self.engine.apply(game.state, move.seat, self.engine.parse_move(move.move))
+        game.version = move.version
+        game.updated_at = move.applied_at
+        if move.request_id is not None:
+            game.requests[move.request_id] = move.version
+        game.recent.append(move)
+
+    def _remember(self, game: LiveGame) -> None:
+        self._live[game.record.game_id] = game
+        self._live.move_to_end(game.record.game_id)
+        if len(self._live) > self.max_live_games:
+            # Forget the least recently used idle games; their logs rebuild them.
+            for gid, old in list(self._live.items()):
+                if len(self._live) <= self.max_live_games:
+                    break
+                if not old.watchers and not old.lock.locked() and old is not game:
+                    del self._live[gid]
+        self.metrics.games_live(self.game_type, len(self._live))
+
+    def _drop(self, game: LiveGame) -> None:
+        game.broken = True
+        if self._live.get(game.record.game_id) is game:
+            del self._live[game.record.game_id]
+        for watcher in game.watchers:
+            self._close_watcher(watcher, Unavailable("the game is being reloaded; resume"))
+        game.watchers.clear()
+        self.metrics.games_live(self.game_type, len(self._live))
+
+    @contextlib.asynccontextmanager
+    async def locked(self, game_id: str) -> AsyncIterator[LiveGame]:
+        """The live game with its lock held (one writer per game)."""
+        while True:
+            game = await self.get(game_id)
+            async with game.lock:
+                if game.broken:
+                    continue
+                yield game
+                return
+
+    # --- reading ----------------------------------------------------------------------
+
+    def snapshot(self, game: LiveGame, seat: int | None) -> Snapshot:
+        """The game at its current version as ``seat`` sees it. Call with the lock held."""
+        record = game.record
+        return Snapshot(
+            game_id=record.game_id,
+            game_type=record.game_type,
+            version=game.version,
+            players=record.players,
+            seat_names=tuple(self.engine.GAME.seat_names(record.players)),
+            to_act=tuple(self.engine.to_act(game.state)),
+            outcome=self.engine.outcome(game.state),
+            created_at=record.created_at,
+            updated_at=game.updated_at,
+            viewer=seat,
+            view=self.engine.view(game.state, seat),
+        )
+
+    async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:
+        async with self.locked(game_id) as game:
+            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            return self.snapshot(game, seat), seat
+
+    async def legal_moves(
+        self, game_id: str, seat_token: str | None
+    ) -> tuple[Snapshot, list[Any], int | None]:
+        async with self.locked(game_id) as game:
+            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            moves = [] if seat is None else self.engine.legal_moves(game.state, seat)
+            return self.snapshot(game, seat), moves, seat
+
+    def turn_for(self, move: MoveRecord, seat: int | None) -> Turn:
+        """A logged move as ``seat`` may see it: its visible events, and the move itself
+        unless the engine says it is secret from that seat."""
+        shown = move.move
+        if seat != move.seat and self._public_move is not None:
+            if not self._public_move(self.engine.parse_move(move.move)):
+                shown = ""
+        events = tuple(
+            {k: v for k, v in e.items() if k != "to"}
+            for e in move.events
+            if "to" not in e or (seat is not None and seat in e["to"])
+        )
+        return Turn(move.version, move.seat, shown, events, move.applied_at)
+
+    async def history(
+        self, game_id: str, seat_token: str | None, after: int, limit: int
+    ) -> tuple[Snapshot, list[Turn]]:
+        async with self.locked(game_id) as game:
+            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            snap = self.snapshot(game, seat)
+        if after < 0 or after > snap.version:
+            raise VersionOutOfRange(f"from_version must be 0..{snap.version}")
+        moves = await self._moves(game_id, after, limit)
+        return snap, [self.turn_for(m, seat) for m in moves]
+
+    async def _moves(self, game_id: str, after: int, limit: int | None) -> list[MoveRecord]:
+        try:
+            return await self.store.moves(game_id, after, limit)
+        except StoreError as exc:
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+
+    # --- writing ----------------------------------------------------------------------
+
+    async def submit(
+        self,
+        game_id: str,
+        seat_token: str | None,
+        move: Any,
+        expected_version: int | None,
+        request_id: str | None,
+    ) -> tuple[Snapshot, Turn]:
+        """Apply one move for the token's seat and log it; return the game and the turn.
+
+        A request id seen before returns that first turn again (the move is not applied
+        twice); the same id with a different move is refused.
+        """
+        async with self.locked(game_id) as game:
+            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            if seat is None:
+                raise auth.MissingToken("a move needs a seat token: authorization: Bearer <token>")
+            if request_id and request_id in game.requests:
+                turn = await self._previous(game, request_id, seat, move)
+                return self.snapshot(game, seat), turn
+            if expected_version is not None and expected_version != game.version:
+                raise StaleVersion(game.version, expected_version)
+            started = time.perf_counter()
+            try:
+                events = self.engine.apply(game.state, seat, move)
+            except EngineError as exc:
+                self.metrics.move_rejected(self.game_type, exc.reason)
+                raise
+            except Exception:
+                self._drop(game)  # an engine bug may have left the state half-changed
+                raise
+            engine_seconds = time.perf_counter() - started
+            finished = self.engine.outcome(game.state) is not None
+            record = MoveRecord(
+                version=game.version + 1,
+                seat=seat,
+                move=str(move),
+                events=[event_dict(e) for e in events],
+                request_id=request_id or None,
+                applied_at=self.clock(),
+                finished=finished,
+            )
+            try:
+                await self.store.append(game_id, record)
+            except (VersionConflict, DuplicateRequest) as exc:
+                # Another replica wrote first: our state is behind the log.
+                self._drop(game)
+                if isinstance(exc, VersionConflict):
+                    raise StaleVersion(exc.current, expected_version or game.version) from exc
+                raise Unavailable("the move raced a retry of itself; retry") from exc
+            except (StoreError, OSError) as exc:
+                self._drop(game)
+                raise Unavailable(f"the store is unavailable: {exc}") from exc
+            except BaseException:
+                self._drop(game)  # cancelled mid-append: the log decides, reload from it
+                raise
+            self._commit(game, record)
+            self.metrics.move_applied(self.game_type, engine_seconds)
+            if finished:
+                self.metrics.game_finished(self.game_type)
+            return self.snapshot(game, seat), self.turn_for(record, seat)
+
+    async def _previous(self, game: LiveGame, request_id: str, seat: int, move: Any) -> Turn:
+        version = game.requests[request_id]
+        earlier = next((m for m in game.recent if m.version == version), None)
+        if earlier is None:
+            (earlier,) = await self._moves(game.record.game_id, version - 1, 1)
+        if earlier.seat != seat or earlier.move != str(move):
+            raise RequestIdReused(
+                f"request_id {request_id!r} was used for another move at version {version}"
+            )
+        return self.turn_for(earlier, seat)
+
+    def _commit(self, game: LiveGame, record: MoveRecord) -> None:
+        game.version = record.version
+        game.updated_at = record.applied_at
+        if record.request_id is not None:
+            game.requests[record.request_id] = record.version
+        game.recent.append(record)
+        self._notify(game, record)
+
+    async def catch_up(self, game_id: str) -> None:
+        """Apply moves another replica logged (a shared store told us of them)."""
+        game = self._live.get(game_id)
+        if game is None:
+            return
+        async with game.lock:
+            if game.broken:
+                return
+            for record in await self._moves(game_id, game.version, None):
+                self._replay_one(game, record)
+                self._notify(game, record)
+
+    # --- watching ---------------------------------------------------------------------
+
+    def _notify(self, game: LiveGame, record: MoveRecord) -> None:
+        """Queue the new turn, and the view at this version, for every watcher.
+
+        Views are built here, with the lock held, so each is the view at exactly this
+        version; one per seat watching, shared by that seat's watchers.
+        """
+        if not game.watchers:
+            return
+        snapshots: dict[int | None, Snapshot] = {}
+        for watcher in list(game.watchers):
+            if watcher.closed:
+                continue
+            if watcher.seat not in snapshots:
+                snapshots[watcher.seat] = self.snapshot(game, watcher.seat)
+            item = WatchItem(self.turn_for(record, watcher.seat), snapshots[watcher.seat])
+            if watcher.queue.qsize() >= watcher.limit:
+                self._close_watcher(
+                    watcher,
+                    WatcherTooSlow(
+                        "this watcher fell too far behind; resume from the last version seen",
+                        version=record.version - 1,
+                    ),
+                )
+                game.watchers.remove(watcher)
+            else:
+                watcher.queue.put_nowait(item)
+
+    def _close_watcher(self, watcher: _Watcher, error: BaseException) -> None:
+        watcher.closed = True
+        watcher.queue.put_nowait(error)
+
+    async def watch(
+        self, game_id: str, seat_token: str | None, from_version: int
+    ) -> AsyncIterator[WatchItem]:
+        """The view now (or the turns after ``from_version``), then every new turn."""
+        async with self.locked(game_id) as game:
+            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            if from_version < 0 or from_version > game.version:
+                raise VersionOutOfRange(f"from_version must be 0..{game.version}")
+            backlog: list[WatchItem]
+            snap = self.snapshot(game, seat)
+            if from_version == 0:
+                backlog = [WatchItem(None, snap)]
+            else:
+                missed = [m for m in game.recent if m.version > from_version]
+                if not missed or missed[0].version != from_version + 1:
+                    missed = await self._moves(game_id, from_version, None)
+                backlog = [WatchItem(self.turn_for(m, seat), None) for m in missed]
+                if backlog:
+                    backlog[-1] = WatchItem(backlog[-1].turn, snap)
+                else:
+                    backlog = [WatchItem(None, snap)]
+            watcher = _Watcher(seat, asyncio.Queue(), self.watch_queue_limit)
+            game.watchers.append(watcher)
+        return self._stream(game, watcher, backlog)
+
+    async def _stream(
+        self, game: LiveGame, watcher: _Watcher, backlog: list[WatchItem]
+    ) -> AsyncIterator[WatchItem]:
+        try:
+            for item in backlog:
+                yield item
+            while True:
+                item = await watcher.queue.get()
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            watcher.closed = True
+            if watcher in game.watchers:
+                game.watchers.remove(watcher)
+
+    def close_watchers(self, error: BaseException) -> None:
+        """End every stream (the service is draining); clients resume elsewhere."""
+        for game in self._live.values():
+            for watcher in game.watchers:
+                self._close_watcher(watcher, error)
+            game.watchers.clear()
+
+    @property
+    def live_count(self) -> int:
+        return len(self._live)
+
+    async def remove_finished(self, older_than_seconds: float) -> list[str]:
+        """Forget finished games whose end is older than the retention time."""
+        cutoff = self.clock() - older_than_seconds
+        try:
+            gone = await self.store.delete_finished_before(cutoff)
+        except StoreError as exc:
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+        for gid in gone:
+            game = self._live.pop(gid, None)
+            if game is not None:
+                game.broken = True
+        self.metrics.games_live(self.game_type, len(self._live))
+        return gone

@@ -1,0 +1,180 @@
+"""A game service at run time: the gRPC server, health, reflection, metrics, drain.
+
+``create_server(address, spec, manager)`` returns ``(server, port)`` with everything
+registered, so tests bind ``127.0.0.1:0``. ``main(name)`` is what
+``python -m services.<name>`` runs: configuration from the environment (``--help``
+lists it), logs, store, metrics endpoint, and a graceful drain on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Sequence
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from services import registry
+from services.kit import config, logs
+from services.kit.errors import Unavailable
+from services.kit.games import GameManager
+from services.kit.interceptor import ObservingInterceptor
+from services.kit.metrics import RPC_IN_FLIGHT, RPC_LATENCY, RPCS, GameMetrics, serve_metrics
+from services.kit.service import GameService, handlers
+from services.kit.store import open_store
+
+HEALTH_SERVICE = health.SERVICE_NAME
+
+
+def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
+    """The environment a game service reads; defaults come from the service list."""
+    S = config.Setting
+    return [
+        S("host", "TABLETOP_HOST", "0.0.0.0", "str", "address to listen on"),
+        S("port", "TABLETOP_PORT", str(entry.port), "port", "gRPC port"),
+        S("metrics_port", "TABLETOP_METRICS_PORT", str(entry.metrics_port), "port",
+          "Prometheus /metrics port (0: none)"),
+        S("store_url", "TABLETOP_STORE_URL", f"sqlite:///data/{entry.name}.db", "str",
+          "move log: sqlite:///path, memory:// or postgresql://user:pass@host/db"),
+        S("log_level", "TABLETOP_LOG_LEVEL", "info", "str", "debug, info, warning or error"),
+        S("log_format", "TABLETOP_LOG_FORMAT", "json", "str", "json or console"),
+        S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per RPC"),
+        S("allow_seed", "TABLETOP_ALLOW_SEED", "false", "bool",
+          "accept a client's seed in CreateGame (tests, replays; never for real play)"),
+        S("max_live_games", "TABLETOP_MAX_LIVE_GAMES", "100000", "int",
+          "games kept in memory; idle ones beyond are rebuilt from the log when needed"),
+        S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
+          "largest request accepted"),
+        S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", "300", "float",
+          "close connections after this long so clients re-resolve and new pods get traffic"),
+        S("watch_queue_limit", "TABLETOP_WATCH_QUEUE_LIMIT", "1000", "int",
+          "updates queued for one slow watcher before its stream is ended"),
+        S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
+          "on SIGTERM, time given to calls in flight before they are cancelled"),
+    ]  # fmt: skip
+
+
+def server_options(max_message_bytes: int, max_connection_age: float) -> list[tuple[str, int]]:
+    options = [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_send_message_length", 16 * 1024 * 1024),
+        ("grpc.so_reuseport", 0),
+    ]
+    if max_connection_age > 0:
+        options += [
+            ("grpc.max_connection_age_ms", int(max_connection_age * 1000)),
+            ("grpc.max_connection_age_grace_ms", 30_000),
+        ]
+    return options
+
+
+def create_server(
+    address: str,
+    spec: GameService,
+    manager: GameManager,
+    *,
+    access_log: bool = True,
+    max_message_bytes: int = 1024 * 1024,
+    max_connection_age: float = 0,
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+    """A ready-to-start server for one game; returns it, the bound port and its health."""
+    server = grpc.aio.server(
+        interceptors=[
+            ObservingInterceptor(RPCS, RPC_LATENCY, RPC_IN_FLIGHT, access_log=access_log)
+        ],
+        options=server_options(max_message_bytes, max_connection_age),
+    )
+    server.add_generic_rpc_handlers([handlers(spec, manager)])
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (spec.name, HEALTH_SERVICE, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind {address}")
+    return server, port, health_servicer
+
+
+async def set_serving(
+    health_servicer: health.aio.HealthServicer, names: Sequence[str], up: bool
+) -> None:
+    status = (
+        health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
+    for name in ("", *names):
+        await health_servicer.set(name, status)
+
+
+async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
+    log = structlog.get_logger("server")
+    spec = GameService.load(entry)
+    store = open_store(cfg.store_url)
+    manager = GameManager(
+        spec.engine,
+        store,
+        metrics=GameMetrics(entry.name),
+        allow_seed=cfg.allow_seed,
+        max_live_games=cfg.max_live_games,
+        watch_queue_limit=cfg.watch_queue_limit,
+    )
+    server, port, health_servicer = create_server(
+        f"{cfg.host}:{cfg.port}",
+        spec,
+        manager,
+        access_log=cfg.access_log,
+        max_message_bytes=cfg.max_message_bytes,
+        max_connection_age=cfg.max_connection_age,
+    )
+    metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
+    await server.start()
+    await set_serving(health_servicer, [spec.name], True)
+    log.info(
+        "serving",
+        service=spec.name,
+        port=port,
+        metrics_port=metrics_port,
+        store=cfg.store_url.split("://", 1)[0],
+    )
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+    log.info("draining", grace_seconds=cfg.drain_seconds)
+    await set_serving(health_servicer, [spec.name], False)
+    manager.close_watchers(
+        Unavailable("the service is shutting down; resume from the last version seen")
+    )
+    await server.stop(cfg.drain_seconds)
+    await store.close()
+    log.info("stopped")
+
+
+def main(name: str, argv: Sequence[str] | None = None) -> None:
+    entry = registry.by_name(name)
+    argv = sys.argv[1:] if argv is None else argv
+    known = settings(entry)
+    if argv and argv[0] in ("-h", "--help"):
+        print(
+            config.help_text(
+                f"python -m services.{name}",
+                f"Serve the {name} game over gRPC, with health, reflection and metrics.",
+                known,
+            )
+        )
+        return
+    if argv:
+        sys.exit(f"unexpected arguments {' '.join(argv)}; configuration is by environment (--help)")
+    try:
+        cfg = config.load(known)
+    except config.ConfigError as exc:
+        sys.exit(f"configuration error: {exc}")
+    logs.configure(cfg.log_level, cfg.log_format)
+    asyncio.run(serve(entry, cfg))

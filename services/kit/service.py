@@ -1,0 +1,239 @@
+"""The six RPCs every game service has, written once for all games.
+
+A game brings its engine, its codec (engine <-> its own protobuf messages) and its
+generated module; this module turns requests into calls on the game manager and the
+results into responses, and every refusal into a status with a reason. The handlers are
+registered by name (a generic handler), so no game needs a servicer class of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import grpc
+import structlog
+
+from services.kit import auth, status, wire
+from services.kit.errors import BadRequest, SeedNotAllowed
+from services.kit.games import GameManager, Snapshot
+from services.kit.metrics import GameMetrics
+from services.registry import ServiceEntry
+
+_log = structlog.get_logger("service")
+
+MAX_ID_LENGTH = 128
+HISTORY_PAGE = 100
+HISTORY_PAGE_MAX = 1000
+
+
+@dataclass(frozen=True)
+class GameService:
+    """Everything the kit needs to serve one game."""
+
+    entry: ServiceEntry
+    engine: ModuleType
+    codec: ModuleType
+    pb2: ModuleType
+
+    @classmethod
+    def load(cls, entry: ServiceEntry) -> GameService:
+        import importlib
+
+        return cls(
+            entry=entry,
+            engine=entry.engine(),
+            codec=importlib.import_module(f"{entry.package}.codec"),
+            pb2=entry.pb2(),
+        )
+
+    @property
+    def name(self) -> str:
+        return self.entry.service_name
+
+
+Handler = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+
+
+def _refuse_with_status(metrics: GameMetrics) -> Callable[[Handler], Handler]:
+    """Turn a client's error into its status; log and hide anything unexpected."""
+
+    def decorate(fn: Handler) -> Handler:
+        @functools.wraps(fn)
+        async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                return await fn(request, context)
+            except status.KNOWN as exc:
+                await _abort(context, exc, metrics)
+            except Exception:
+                _log.exception("unexpected error")
+                await context.abort(grpc.StatusCode.INTERNAL, "internal error; it has been logged")
+
+        return wrapper
+
+    return decorate
+
+
+async def _abort(
+    context: grpc.aio.ServicerContext, exc: BaseException, metrics: GameMetrics
+) -> None:
+    st = status.status_of(exc)
+    code, reason, meta = status.classify(exc)
+    if code is grpc.StatusCode.UNAUTHENTICATED:
+        metrics.auth_failed(reason)
+    elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        metrics.limit_hit(meta.get("limit", reason))
+    structlog.contextvars.bind_contextvars(reason=reason)
+    await status.abort(context, st)
+
+
+def parse(message_type: Any, data: bytes) -> Any:
+    """A request message from its bytes; BadRequest when they are not one."""
+    try:
+        return message_type.FromString(data)
+    except Exception as exc:  # DecodeError, or a RecursionError on hostile nesting
+        raise BadRequest(f"the request is not a valid {message_type.DESCRIPTOR.name}") from exc
+
+
+def _game_id(request: Any) -> str:
+    game_id = request.game_id
+    if not game_id:
+        raise BadRequest("game_id is required")
+    if len(game_id) > MAX_ID_LENGTH:
+        raise BadRequest(f"game_id is at most {MAX_ID_LENGTH} characters")
+    structlog.contextvars.bind_contextvars(game_id=game_id)
+    return game_id
+
+
+def _token(context: grpc.aio.ServicerContext) -> str | None:
+    return auth.bearer(context.invocation_metadata())
+
+
+def _bind_seat(seat: int | None) -> None:
+    if seat is not None:
+        structlog.contextvars.bind_contextvars(seat=seat)
+
+
+def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
+    pb2, codec, engine = spec.pb2, spec.codec, spec.engine
+    info = engine.GAME
+    metrics = (
+        manager.metrics if isinstance(manager.metrics, GameMetrics) else GameMetrics(info.name)
+    )
+    guard = _refuse_with_status(metrics)
+
+    def view(snap: Snapshot) -> Any:
+        return codec.view_to_proto(snap.view)
+
+    async def create_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        players = request.players
+        if players == 0:
+            if info.min_players != info.max_players:
+                raise BadRequest(f"players is required ({info.min_players}-{info.max_players})")
+            players = info.min_players
+        options = codec.options_from_proto(request.options)
+        seed = None
+        if request.HasField("seed"):
+            if not manager.allow_seed:
+                raise SeedNotAllowed("this service does not accept chosen seeds")
+            seed = request.seed
+        game, tokens = await manager.create(players, options, seed)
+        structlog.contextvars.bind_contextvars(game_id=game.record.game_id)
+        async with manager.locked(game.record.game_id) as live:
+            snap = manager.snapshot(live, None)
+        return pb2.CreateGameResponse(
+            game=wire.header(snap),
+            seat_tokens=wire.seat_tokens(snap.seat_names, tokens),
+            view=view(snap),
+        )
+
+    async def get_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = _game_id(request)
+        snap, seat = await manager.read(game_id, _token(context))
+        _bind_seat(seat)
+        return pb2.GetGameResponse(game=wire.header(snap), view=view(snap))
+
+    async def list_moves(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = _game_id(request)
+        snap, moves, seat = await manager.legal_moves(game_id, _token(context))
+        _bind_seat(seat)
+        return pb2.ListMovesResponse(
+            game=wire.header(snap), moves=[codec.move_to_proto(m) for m in moves]
+        )
+
+    async def submit_move(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = _game_id(request)
+        if len(request.request_id) > MAX_ID_LENGTH:
+            raise BadRequest(f"request_id is at most {MAX_ID_LENGTH} characters")
+        if request.request_id:
+            structlog.contextvars.bind_contextvars(request_id=request.request_id)
+        if not request.HasField("move"):
+            raise BadRequest("move is required")
+        move = codec.move_from_proto(request.move)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        snap, turn = await manager.submit(
+            game_id, _token(context), move, expected, request.request_id or None
+        )
+        _bind_seat(snap.viewer)
+        return pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn), view=view(snap))
+
+    async def watch_game(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        try:
+            request = parse(pb2.WatchGameRequest, request)
+            game_id = _game_id(request)
+            stream = await manager.watch(game_id, _token(context), request.from_version)
+            async for item in stream:
+                response = pb2.WatchGameResponse()
+                if item.turn is not None:
+                    response.turn.CopyFrom(wire.turn(item.turn))
+                if item.snapshot is not None:
+                    response.game.CopyFrom(wire.header(item.snapshot))
+                    response.view.CopyFrom(view(item.snapshot))
+                elif item.turn is not None:
+                    response.game.game_id = game_id
+                    response.game.game_type = info.name
+                    response.game.version = item.turn.version
+                yield response
+        except status.KNOWN as exc:
+            await _abort(context, exc, metrics)
+        except Exception:
+            _log.exception("unexpected error")
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; it has been logged")
+
+    async def get_history(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = _game_id(request)
+        size = request.page_size or HISTORY_PAGE
+        if not 0 < size <= HISTORY_PAGE_MAX:
+            raise BadRequest(f"page_size must be 1..{HISTORY_PAGE_MAX}")
+        snap, turns = await manager.history(game_id, _token(context), request.from_version, size)
+        return pb2.GetHistoryResponse(game=wire.header(snap), turns=[wire.turn(t) for t in turns])
+
+    def unary(fn: Handler, name: str) -> grpc.RpcMethodHandler:
+        # Requests arrive as bytes and are parsed inside the guard, so bytes that are not
+        # a message get INVALID_ARGUMENT rather than grpc's own INTERNAL.
+        request_type = getattr(pb2, f"{name}Request")
+
+        @guard
+        async def parsed(data: bytes, context: grpc.aio.ServicerContext) -> Any:
+            return await fn(parse(request_type, data), context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            parsed, response_serializer=getattr(pb2, f"{name}Response").SerializeToString
+        )
+
+    return grpc.method_handlers_generic_handler(
+        spec.name,
+        {
+            "CreateGame": unary(create_game, "CreateGame"),
+            "GetGame": unary(get_game, "GetGame"),
+            "ListMoves": unary(list_moves, "ListMoves"),
+            "SubmitMove": unary(submit_move, "SubmitMove"),
+            "GetHistory": unary(get_history, "GetHistory"),
+            "WatchGame": grpc.unary_stream_rpc_method_handler(
+                watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
+            ),
+        },
+    )

@@ -1,0 +1,87 @@
+"""Every refusal as a gRPC status with a google.rpc.ErrorInfo (grpcio-status).
+
+The code says what kind of refusal it is; ErrorInfo.reason says exactly which, and its
+metadata carries the facts a client acts on (the rule broken, the current version).
+Messages never carry hidden information: engines and the kit write them for anyone.
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from services.kit import auth
+from services.kit import engine as rules
+from services.kit import errors
+
+DOMAIN = "tabletop"
+
+_CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
+    (rules.MalformedMove, grpc.StatusCode.INVALID_ARGUMENT),
+    (rules.BadOptions, grpc.StatusCode.INVALID_ARGUMENT),
+    (rules.IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
+    (rules.GameOver, grpc.StatusCode.FAILED_PRECONDITION),
+    (rules.NotYourDecision, grpc.StatusCode.PERMISSION_DENIED),
+    (errors.GameNotFound, grpc.StatusCode.NOT_FOUND),
+    (errors.StaleVersion, grpc.StatusCode.ABORTED),
+    (errors.RequestIdReused, grpc.StatusCode.INVALID_ARGUMENT),
+    (errors.BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (errors.SeedNotAllowed, grpc.StatusCode.INVALID_ARGUMENT),
+    (errors.VersionOutOfRange, grpc.StatusCode.OUT_OF_RANGE),
+    (errors.LimitReached, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (errors.RateLimited, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (errors.WatcherTooSlow, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (errors.Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (auth.MissingToken, grpc.StatusCode.UNAUTHENTICATED),
+    (auth.BadToken, grpc.StatusCode.UNAUTHENTICATED),
+]
+
+_AUTH_REASONS = {auth.MissingToken: "MISSING_TOKEN", auth.BadToken: "BAD_TOKEN"}
+
+KNOWN: tuple[type[BaseException], ...] = tuple(cls for cls, _ in _CODES)
+
+
+def classify(exc: BaseException) -> tuple[grpc.StatusCode, str, dict[str, str]]:
+    """(code, reason, metadata) for an error a client caused; raises for anything else."""
+    for cls, code in _CODES:
+        if isinstance(exc, cls):
+            reason = _AUTH_REASONS.get(cls) or getattr(exc, "reason", "UNKNOWN")
+            return code, reason, dict(getattr(exc, "metadata", {}) or {})
+    raise TypeError(f"not a client error: {exc!r}")
+
+
+def status_for(
+    code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str] | None = None
+) -> grpc.Status:
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {})
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    proto = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    return rpc_status.to_status(proto)
+
+
+def status_of(exc: BaseException) -> grpc.Status:
+    code, reason, metadata = classify(exc)
+    return status_for(code, str(getattr(exc, "message", None) or exc), reason, metadata)
+
+
+async def abort(context: grpc.aio.ServicerContext, status: grpc.Status) -> None:
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ErrorInfo a client finds in a failed call's status (None if there is none)."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return None
+
+
+assert code_pb2.INVALID_ARGUMENT == grpc.StatusCode.INVALID_ARGUMENT.value[0]

@@ -1,0 +1,91 @@
+"""The move log every backend keeps: a game row and its accepted moves (event sourcing).
+
+A game is rebuilt by replaying its moves from its seed, so the log is the only truth.
+``append`` checks the version and the request id in the same transaction that writes
+the move: the move is written only if the game is still at ``version - 1`` and the
+request id was not used before in that game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    game_id: str
+    game_type: str
+    players: int
+    options: Mapping[str, Any]
+    seed: int
+    token_hashes: tuple[str, ...]  # sha256 hex per seat; tokens themselves are never kept
+    created_at: float
+    version: int = 0
+    updated_at: float = 0.0
+    finished_at: float | None = None
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    version: int  # the game's version once this move applied (the first move is 1)
+    seat: int
+    move: str  # the move's text form
+    events: list[dict[str, Any]] = field(default_factory=list)  # the Events, as JSON-able dicts
+    request_id: str | None = None
+    applied_at: float = 0.0
+    finished: bool = False  # this move ended the game
+
+
+class StoreError(Exception):
+    """The store could not do what was asked (unreachable, full, corrupt)."""
+
+
+class VersionConflict(Exception):
+    """The game is no longer at the version the move was made against."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
+class DuplicateRequest(Exception):
+    """The request id was already used in this game, by the move at ``version``."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"request id already applied at version {version}")
+        self.version = version
+
+
+class GameExists(Exception):
+    """A game with this id exists already."""
+
+
+class Store(Protocol):
+    """What the game manager needs from a backend. Every method is a coroutine."""
+
+    url: str
+
+    async def create(self, game: GameRecord) -> None:
+        """Write a new game at version 0; raise GameExists if the id is taken."""
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        """The game row (with its current version), or None."""
+
+    async def moves(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[MoveRecord]:
+        """Moves with version > ``after``, in order, at most ``limit``."""
+
+    async def append(self, game_id: str, move: MoveRecord) -> None:
+        """Write ``move`` if the game is at ``move.version - 1`` and its request id is new.
+
+        Raises VersionConflict or DuplicateRequest, and writes nothing then.
+        """
+
+    async def delete_finished_before(self, timestamp: float) -> list[str]:
+        """Remove games that finished before ``timestamp``; return their ids."""
+
+    async def close(self) -> None:
+        """Finish pending writes and release connections."""

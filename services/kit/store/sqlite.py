@@ -1,0 +1,319 @@
+"""``sqlite:///path/to/file.db``: the embedded default, in WAL mode.
+
+One writer thread owns the write connection and commits in groups: every append or
+create waiting when a transaction starts goes into it, each inside its own savepoint
+(so one refused append does not undo the others), and all are acknowledged only after
+COMMIT returns. With ``synchronous=FULL`` (the default) a commit is on disk before any
+move in it is acknowledged; grouping spreads that fsync over every concurrent move.
+Reads use their own connections on a small thread pool and never wait for the writer.
+
+URL options: ``?synchronous=normal`` trades the last commits on power loss (not on a
+process crash) for speed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from .base import (
+    DuplicateRequest,
+    GameExists,
+    GameRecord,
+    MoveRecord,
+    StoreError,
+    VersionConflict,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    game_id      TEXT PRIMARY KEY,
+    game_type    TEXT NOT NULL,
+    players      INTEGER NOT NULL,
+    options      TEXT NOT NULL,
+    seed         TEXT NOT NULL,
+    token_hashes TEXT NOT NULL,
+    version      INTEGER NOT NULL DEFAULT 0,
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL,
+    finished_at  REAL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id    TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
+    version    INTEGER NOT NULL,
+    seat       INTEGER NOT NULL,
+    move       TEXT NOT NULL,
+    events     TEXT NOT NULL,
+    request_id TEXT,
+    applied_at REAL NOT NULL,
+    PRIMARY KEY (game_id, version)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS moves_request
+    ON moves (game_id, request_id) WHERE request_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS games_finished ON games (finished_at) WHERE finished_at IS NOT NULL;
+"""
+
+_BATCH = 512
+_STOP = object()
+
+Op = Callable[[sqlite3.Connection], Any]
+
+
+def _game(row: tuple[Any, ...]) -> GameRecord:
+    gid, gtype, players, options, seed, hashes, version, created, updated, finished = row
+    return GameRecord(
+        game_id=gid,
+        game_type=gtype,
+        players=players,
+        options=json.loads(options),
+        seed=int(seed),
+        token_hashes=tuple(json.loads(hashes)),
+        created_at=created,
+        version=version,
+        updated_at=updated,
+        finished_at=finished,
+    )
+
+
+class SqliteStore:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        parts = urlsplit(url)
+        if parts.path in ("", "/"):
+            raise StoreError(f"sqlite URL needs a file path: {url}")
+        # sqlite:///data/x.db is relative (data/x.db); sqlite:////abs/x.db is absolute.
+        self.path = Path(parts.path[1:])
+        options = parse_qs(parts.query)
+        self.synchronous = options.get("synchronous", ["full"])[0].upper()
+        if self.synchronous not in ("FULL", "NORMAL", "EXTRA"):
+            raise StoreError(f"synchronous must be full, normal or extra: {url}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        setup = self._connect()
+        setup.executescript(SCHEMA)
+        setup.close()
+        self._ops: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_loop, name="sqlite-writer", daemon=True)
+        self._writer.start()
+        self._local = threading.local()
+        self._reader_conns: list[sqlite3.Connection] = []
+        self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sqlite-reader")
+        self._closed = False
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={self.synchronous}")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=30000")
+        return conn
+
+    # --- writes: one thread, group commit --------------------------------------------
+
+    async def _write(self, op: Op) -> Any:
+        if self._closed:
+            raise StoreError("the store is closed")
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._ops.put((op, future, loop))
+        return await future
+
+    def _write_loop(self) -> None:
+        conn = self._connect()
+        while True:
+            item = self._ops.get()
+            if item is _STOP:
+                break
+            batch = [item]
+            stop = False
+            while len(batch) < _BATCH:
+                try:
+                    more = self._ops.get_nowait()
+                except queue.Empty:
+                    break
+                if more is _STOP:
+                    stop = True
+                    break
+                batch.append(more)
+            results = self._run_batch(conn, [op for op, _, _ in batch])
+            for (_, future, loop), result in zip(batch, results, strict=True):
+                loop.call_soon_threadsafe(_resolve, future, result)
+            if stop:
+                break
+        conn.close()
+
+    def _run_batch(self, conn: sqlite3.Connection, ops: list[Op]) -> list[tuple[bool, Any]]:
+        results: list[tuple[bool, Any]] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for op in ops:
+                conn.execute("SAVEPOINT op")
+                try:
+                    value = op(conn)
+                except (VersionConflict, DuplicateRequest, GameExists, KeyError) as refused:
+                    conn.execute("ROLLBACK TO op")
+                    results.append((False, refused))
+                else:
+                    results.append((True, value))
+                conn.execute("RELEASE op")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            return [(False, StoreError(f"sqlite: {exc}"))] * len(ops)
+        return results
+
+    async def create(self, game: GameRecord) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL)",
+                    (
+                        game.game_id,
+                        game.game_type,
+                        game.players,
+                        json.dumps(dict(game.options), sort_keys=True),
+                        str(game.seed),
+                        json.dumps(list(game.token_hashes)),
+                        game.created_at,
+                        game.created_at,
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise GameExists(game.game_id) from exc
+
+        await self._write(op)
+
+    async def append(self, game_id: str, move: MoveRecord) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            if move.request_id is not None:
+                row = conn.execute(
+                    "SELECT version FROM moves WHERE game_id = ? AND request_id = ?",
+                    (game_id, move.request_id),
+                ).fetchone()
+                if row is not None:
+                    raise DuplicateRequest(row[0])
+            changed = conn.execute(
+                "UPDATE games SET version = ?, updated_at = ?,"
+                " finished_at = CASE WHEN ? THEN ? ELSE finished_at END"
+                " WHERE game_id = ? AND version = ?",
+                (
+                    move.version,
+                    move.applied_at,
+                    move.finished,
+                    move.applied_at,
+                    game_id,
+                    move.version - 1,
+                ),
+            ).rowcount
+            if changed != 1:
+                row = conn.execute(
+                    "SELECT version FROM games WHERE game_id = ?", (game_id,)
+                ).fetchone()
+                if row is None:
+                    raise KeyError(game_id)
+                raise VersionConflict(row[0])
+            conn.execute(
+                "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    move.version,
+                    move.seat,
+                    move.move,
+                    json.dumps(move.events, separators=(",", ":")),
+                    move.request_id,
+                    move.applied_at,
+                ),
+            )
+
+        await self._write(op)
+
+    async def delete_finished_before(self, timestamp: float) -> list[str]:
+        def op(conn: sqlite3.Connection) -> list[str]:
+            rows = conn.execute(
+                "SELECT game_id FROM games WHERE finished_at IS NOT NULL AND finished_at < ?",
+                (timestamp,),
+            ).fetchall()
+            ids = [r[0] for r in rows]
+            for gid in ids:
+                conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
+                conn.execute("DELETE FROM games WHERE game_id = ?", (gid,))
+            return ids
+
+        return await self._write(op)
+
+    # --- reads: their own connections --------------------------------------------------
+
+    def _reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+            self._reader_conns.append(conn)
+        return conn
+
+    async def _read(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        if self._closed:
+            raise StoreError("the store is closed")
+        loop = asyncio.get_running_loop()
+
+        def run() -> Any:
+            try:
+                return fn(self._reader())
+            except sqlite3.Error as exc:
+                raise StoreError(f"sqlite: {exc}") from exc
+
+        return await loop.run_in_executor(self._readers, run)
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        def fn(conn: sqlite3.Connection) -> GameRecord | None:
+            row = conn.execute(
+                "SELECT game_id, game_type, players, options, seed, token_hashes, version,"
+                " created_at, updated_at, finished_at FROM games WHERE game_id = ?",
+                (game_id,),
+            ).fetchone()
+            return None if row is None else _game(row)
+
+        return await self._read(fn)
+
+    async def moves(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[MoveRecord]:
+        def fn(conn: sqlite3.Connection) -> list[MoveRecord]:
+            rows = conn.execute(
+                "SELECT version, seat, move, events, request_id, applied_at FROM moves"
+                " WHERE game_id = ? AND version > ? ORDER BY version LIMIT ?",
+                (game_id, after, -1 if limit is None else limit),
+            ).fetchall()
+            return [
+                MoveRecord(v, seat, move, json.loads(events), rid, at)
+                for v, seat, move, events, rid, at in rows
+            ]
+
+        return await self._read(fn)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._ops.put(_STOP)
+        await asyncio.get_running_loop().run_in_executor(None, self._writer.join)
+        self._readers.shutdown(wait=True)
+        for conn in self._reader_conns:
+            conn.close()
+
+
+def _resolve(future: asyncio.Future[Any], result: tuple[bool, Any]) -> None:
+    if future.cancelled():
+        return
+    ok, value = result
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
