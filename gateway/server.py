@@ -1,0 +1,223 @@
+"""The gateway at run time: router, catalog, health, reflection, metrics and limits.
+
+``create_gateway(address, routes)`` returns ``(server, port, gateway)`` ready to start,
+so tests bind ``127.0.0.1:0``; ``main()`` is ``python -m gateway``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
+
+from gateway.backends import Backends
+from gateway.catalog import Catalog
+from gateway.limits import RateLimiter, StreamCounter
+from gateway.metrics import BACKEND_UP, IN_FLIGHT, LATENCY, REQUESTS
+from gateway.router import Router
+from services import registry
+from services.kit import config, logs
+from services.kit.interceptor import ObservingInterceptor
+from services.kit.metrics import serve_metrics
+from services.kit.server import server_options
+
+CATALOG = catalog_pb2.DESCRIPTOR.services_by_name["CatalogService"].full_name
+
+
+def settings() -> list[config.Setting]:
+    S = config.Setting
+    gw = registry.GATEWAY
+    routes = [
+        S(f"route_{e.name}", f"TABLETOP_ROUTE_{e.name.upper()}", f"127.0.0.1:{e.port}", "str",
+          f"{e.name} backends: host:port[,host:port...] or dns:///name:port ('' to not route)")
+        for e in registry.SERVICES
+    ]  # fmt: skip
+    return [
+        S("host", "TABLETOP_HOST", "0.0.0.0", "str", "address to listen on"),
+        S("port", "TABLETOP_PORT", str(gw.port), "port", "gRPC port"),
+        S("metrics_port", "TABLETOP_METRICS_PORT", str(gw.metrics_port), "port",
+          "Prometheus /metrics port (0: none)"),
+        *routes,
+        S("log_level", "TABLETOP_LOG_LEVEL", "info", "str", "debug, info, warning or error"),
+        S("log_format", "TABLETOP_LOG_FORMAT", "json", "str", "json or console"),
+        S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per call"),
+        S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
+          "largest request accepted"),
+        S("rate_per_client", "TABLETOP_RATE_PER_CLIENT", "500", "float",
+          "calls a second per client address (0: no limit)"),
+        S("burst_per_client", "TABLETOP_BURST_PER_CLIENT", "1000", "float",
+          "calls a client may make at once above its rate"),
+        S("streams_per_client", "TABLETOP_STREAMS_PER_CLIENT", "64", "int",
+          "open WatchGame streams per client address (0: no limit)"),
+        S("unary_timeout", "TABLETOP_UPSTREAM_TIMEOUT_SECONDS", "30", "float",
+          "deadline for a backend call when the client set none"),
+        S("stream_timeout", "TABLETOP_STREAM_TIMEOUT_SECONDS", "3600", "float",
+          "deadline for a forwarded stream when the client set none"),
+        S("health_interval", "TABLETOP_HEALTH_INTERVAL_SECONDS", "2", "float",
+          "how often the backends' health is checked"),
+        S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", "0", "float",
+          "close client connections after this long (0: never)"),
+        S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
+          "on SIGTERM, time given to calls in flight"),
+    ]  # fmt: skip
+
+
+class Gateway:
+    """The parts of a running gateway that tests and the main loop touch."""
+
+    def __init__(self, backends: Backends, health_servicer: health.aio.HealthServicer) -> None:
+        self.backends = backends
+        self.health = health_servicer
+        self._task: asyncio.Task[None] | None = None
+
+    async def check_backends(self) -> dict[str, bool]:
+        results = await self.backends.check()
+        for service, up in results.items():
+            BACKEND_UP.labels(service).set(1 if up else 0)
+            await self.health.set(
+                service,
+                health_pb2.HealthCheckResponse.SERVING
+                if up
+                else health_pb2.HealthCheckResponse.NOT_SERVING,
+            )
+        return results
+
+    def watch_backends(self, interval: float) -> None:
+        async def loop() -> None:
+            while True:
+                with contextlib.suppress(Exception):
+                    await self.check_backends()
+                await asyncio.sleep(interval)
+
+        self._task = asyncio.get_running_loop().create_task(loop())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.backends.close()
+
+
+def create_gateway(
+    address: str,
+    routes: Mapping[str, Iterable[str]],
+    *,
+    entries: Sequence[registry.ServiceEntry] = registry.SERVICES,
+    access_log: bool = True,
+    max_message_bytes: int = 1024 * 1024,
+    rate_per_client: float = 0,
+    burst_per_client: float = 1000,
+    streams_per_client: int = 0,
+    unary_timeout: float = 30,
+    stream_timeout: float = 3600,
+    max_connection_age: float = 0,
+) -> tuple[grpc.aio.Server, int, Gateway]:
+    """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``."""
+    by_name = {e.name: e for e in entries}
+    routed = {by_name[name]: addrs for name, addrs in routes.items() if list(addrs)}
+    for entry in routed:
+        entry.pb2()  # loads the descriptors the router and reflection need
+    backends = Backends(
+        {e.service_name: addrs for e, addrs in routed.items()},
+        max_message_bytes=max_message_bytes,
+    )
+    server = grpc.aio.server(
+        interceptors=[ObservingInterceptor(REQUESTS, LATENCY, IN_FLIGHT, access_log=access_log)],
+        options=server_options(max_message_bytes, max_connection_age),
+    )
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    catalog_pb2_grpc.add_CatalogServiceServicer_to_server(Catalog(backends, tuple(routed)), server)
+    server.add_generic_rpc_handlers(
+        [
+            Router(
+                backends,
+                rate=RateLimiter(rate_per_client, burst_per_client),
+                streams=StreamCounter(streams_per_client),
+                unary_timeout=unary_timeout,
+                stream_timeout=stream_timeout,
+            )
+        ]
+    )
+    reflection.enable_server_reflection(
+        (
+            CATALOG,
+            health.SERVICE_NAME,
+            reflection.SERVICE_NAME,
+            *(e.service_name for e in routed),
+        ),
+        server,
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind {address}")
+    return server, port, Gateway(backends, health_servicer)
+
+
+async def serve(cfg: config.Config) -> None:
+    log = structlog.get_logger("gateway")
+    routes = {
+        e.name: [a for a in getattr(cfg, f"route_{e.name}").split(",") if a.strip()]
+        for e in registry.SERVICES
+    }
+    server, port, gateway = create_gateway(
+        f"{cfg.host}:{cfg.port}",
+        routes,
+        access_log=cfg.access_log,
+        max_message_bytes=cfg.max_message_bytes,
+        rate_per_client=cfg.rate_per_client,
+        burst_per_client=cfg.burst_per_client,
+        streams_per_client=cfg.streams_per_client,
+        unary_timeout=cfg.unary_timeout,
+        stream_timeout=cfg.stream_timeout,
+        max_connection_age=cfg.max_connection_age,
+    )
+    metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
+    await server.start()
+    await gateway.health.set("", health_pb2.HealthCheckResponse.SERVING)
+    await gateway.health.set(CATALOG, health_pb2.HealthCheckResponse.SERVING)
+    gateway.watch_backends(cfg.health_interval)
+    log.info("serving", port=port, metrics_port=metrics_port, routes=routes)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("draining", grace_seconds=cfg.drain_seconds)
+    await gateway.health.enter_graceful_shutdown()
+    await server.stop(cfg.drain_seconds)
+    await gateway.close()
+    log.info("stopped")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    known = settings()
+    if argv and argv[0] in ("-h", "--help"):
+        print(
+            config.help_text(
+                "python -m gateway",
+                "Route gRPC clients to the game services, with a catalog, health, "
+                "reflection, metrics and limits.",
+                known,
+            )
+        )
+        return
+    if argv:
+        sys.exit(f"unexpected arguments {' '.join(argv)}; configuration is by environment (--help)")
+    try:
+        cfg = config.load(known)
+    except config.ConfigError as exc:
+        sys.exit(f"configuration error: {exc}")
+    logs.configure(cfg.log_level, cfg.log_format)
+    asyncio.run(serve(cfg))
