@@ -8,7 +8,6 @@ channel each, taken in turn per call. Either way calls, not connections, are bal
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 from collections.abc import Iterable
@@ -98,7 +97,7 @@ class Backends:
                     reply = await stub.Check(
                         health_pb2.HealthCheckRequest(service=service), timeout=timeout
                     )
-                except (grpc.RpcError, asyncio.TimeoutError):
+                except (TimeoutError, grpc.RpcError):
                     continue
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
                     up = True

@@ -11,7 +11,7 @@ REQUESTS = Counter(
     ["service", "method", "code"],
 )  # fmt: skip
 LATENCY = Histogram(
-    "tabletop_gateway_latency_seconds", "Time from a call's arrival to its end, through the backend",
+    "tabletop_gateway_latency_seconds", "Time from a call's arrival to its end",
     ["service", "method"], buckets=LATENCY_BUCKETS,
 )  # fmt: skip
 IN_FLIGHT = Gauge("tabletop_gateway_in_flight", "Calls in flight", ["service", "method"])

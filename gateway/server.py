@@ -25,6 +25,7 @@ from gateway.metrics import BACKEND_UP, IN_FLIGHT, LATENCY, REQUESTS
 from gateway.router import Router
 from services import registry
 from services.kit import config, logs
+from services.kit.drain import Drain
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.metrics import serve_metrics
 from services.kit.server import server_options
@@ -73,9 +74,12 @@ def settings() -> list[config.Setting]:
 class Gateway:
     """The parts of a running gateway that tests and the main loop touch."""
 
-    def __init__(self, backends: Backends, health_servicer: health.aio.HealthServicer) -> None:
+    def __init__(
+        self, backends: Backends, health_servicer: health.aio.HealthServicer, drain: Drain
+    ) -> None:
         self.backends = backends
         self.health = health_servicer
+        self.drain = drain
         self._task: asyncio.Task[None] | None = None
 
     async def check_backends(self) -> dict[str, bool]:
@@ -130,8 +134,12 @@ def create_gateway(
         {e.service_name: addrs for e, addrs in routed.items()},
         max_message_bytes=max_message_bytes,
     )
+    drain = Drain()
     server = grpc.aio.server(
-        interceptors=[ObservingInterceptor(REQUESTS, LATENCY, IN_FLIGHT, access_log=access_log)],
+        interceptors=[
+            ObservingInterceptor(REQUESTS, LATENCY, IN_FLIGHT, access_log=access_log),
+            drain,
+        ],
         options=server_options(max_message_bytes, max_connection_age),
     )
     health_servicer = health.aio.HealthServicer()
@@ -160,7 +168,7 @@ def create_gateway(
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"could not bind {address}")
-    return server, port, Gateway(backends, health_servicer)
+    return server, port, Gateway(backends, health_servicer, drain)
 
 
 async def serve(cfg: config.Config) -> None:
@@ -195,7 +203,9 @@ async def serve(cfg: config.Config) -> None:
     await stop.wait()
     log.info("draining", grace_seconds=cfg.drain_seconds)
     await gateway.health.enter_graceful_shutdown()
-    await server.stop(cfg.drain_seconds)
+    finished = await gateway.drain.wait(cfg.drain_seconds)
+    log.info("drained", calls_cut_short=gateway.drain.in_flight, all_finished=finished)
+    await server.stop(1.0)
     await gateway.close()
     log.info("stopped")
 

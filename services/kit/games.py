@@ -298,9 +298,9 @@ class GameManager:
         """A logged move as ``seat`` may see it: its visible events, and the move itself
         unless the engine says it is secret from that seat."""
         shown = move.move
-        if seat != move.seat and self._public_move is not None:
-            if not self._public_move(self.engine.parse_move(move.move)):
-                shown = ""
+        secret = self._public_move is not None and seat != move.seat
+        if secret and not self._public_move(self.engine.parse_move(move.move)):
+            shown = ""
         events = tuple(
             {k: v for k, v in e.items() if k != "to"}
             for e in move.events
@@ -331,11 +331,14 @@ class GameManager:
         self,
         game_id: str,
         seat_token: str | None,
-        move: Any,
+        decode_move: Callable[[], Any],
         expected_version: int | None,
         request_id: str | None,
     ) -> tuple[Snapshot, Turn]:
         """Apply one move for the token's seat and log it; return the game and the turn.
+
+        ``decode_move`` builds the move; it is called once the caller is known to hold a
+        seat, so an unauthenticated call learns nothing about what it sent.
 
         A request id seen before returns that first turn again (the move is not applied
         twice); the same id with a different move is refused.
@@ -344,6 +347,7 @@ class GameManager:
             seat = auth.seat_of(seat_token, game.record.token_hashes)
             if seat is None:
                 raise auth.MissingToken("a move needs a seat token: authorization: Bearer <token>")
+            move = decode_move()
             if request_id and request_id in game.requests:
                 turn = await self._previous(game, request_id, seat, move)
                 return self.snapshot(game, seat), turn

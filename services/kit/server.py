@@ -20,6 +20,7 @@ from grpc_reflection.v1alpha import reflection
 
 from services import registry
 from services.kit import config, logs
+from services.kit.drain import Drain
 from services.kit.errors import Unavailable
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
@@ -80,11 +81,13 @@ def create_server(
     access_log: bool = True,
     max_message_bytes: int = 1024 * 1024,
     max_connection_age: float = 0,
+    drain: Drain | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A ready-to-start server for one game; returns it, the bound port and its health."""
     server = grpc.aio.server(
         interceptors=[
-            ObservingInterceptor(RPCS, RPC_LATENCY, RPC_IN_FLIGHT, access_log=access_log)
+            ObservingInterceptor(RPCS, RPC_LATENCY, RPC_IN_FLIGHT, access_log=access_log),
+            drain or Drain(),
         ],
         options=server_options(max_message_bytes, max_connection_age),
     )
@@ -122,6 +125,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         max_live_games=cfg.max_live_games,
         watch_queue_limit=cfg.watch_queue_limit,
     )
+    drain = Drain()
     server, port, health_servicer = create_server(
         f"{cfg.host}:{cfg.port}",
         spec,
@@ -129,6 +133,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         access_log=cfg.access_log,
         max_message_bytes=cfg.max_message_bytes,
         max_connection_age=cfg.max_connection_age,
+        drain=drain,
     )
     metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
     await server.start()
@@ -152,7 +157,9 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     manager.close_watchers(
         Unavailable("the service is shutting down; resume from the last version seen")
     )
-    await server.stop(cfg.drain_seconds)
+    finished = await drain.wait(cfg.drain_seconds)
+    log.info("drained", calls_cut_short=drain.in_flight, all_finished=finished)
+    await server.stop(1.0)
     await store.close()
     log.info("stopped")
 

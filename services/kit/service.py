@@ -172,10 +172,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             structlog.contextvars.bind_contextvars(request_id=request.request_id)
         if not request.HasField("move"):
             raise BadRequest("move is required")
-        move = codec.move_from_proto(request.move)
         expected = request.expected_version if request.HasField("expected_version") else None
         snap, turn = await manager.submit(
-            game_id, _token(context), move, expected, request.request_id or None
+            game_id,
+            _token(context),
+            lambda: codec.move_from_proto(request.move),
+            expected,
+            request.request_id or None,
         )
         _bind_seat(snap.viewer)
         return pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn), view=view(snap))

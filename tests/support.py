@@ -1,0 +1,167 @@
+"""Starting services and the gateway for tests: in this process, or as processes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from gateway.server import Gateway, create_gateway
+from services import registry
+from services.kit.games import GameManager
+from services.kit.metrics import GameMetrics
+from services.kit.server import create_server, set_serving
+from services.kit.service import GameService
+from services.kit.store import Store, open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class RunningService:
+    name: str
+    port: int
+    manager: GameManager
+    store: Store
+    server: grpc.aio.Server
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+@contextlib.asynccontextmanager
+async def service_in_process(
+    name: str, store_url: str = "memory://", **manager_options
+) -> AsyncIterator[RunningService]:
+    spec = GameService.load(registry.by_name(name))
+    store = open_store(store_url)
+    manager_options.setdefault("allow_seed", True)
+    manager = GameManager(spec.engine, store, metrics=GameMetrics(name), **manager_options)
+    server, port, health = create_server("127.0.0.1:0", spec, manager, access_log=False)
+    await server.start()
+    await set_serving(health, [spec.name], True)
+    try:
+        yield RunningService(name, port, manager, store, server)
+    finally:
+        await server.stop(0)
+        await store.close()
+
+
+@contextlib.asynccontextmanager
+async def gateway_in_process(
+    routes: dict[str, list[str]], **options
+) -> AsyncIterator[tuple[int, Gateway]]:
+    options.setdefault("access_log", False)
+    server, port, gateway = create_gateway("127.0.0.1:0", routes, **options)
+    await server.start()
+    await gateway.check_backends()
+    try:
+        yield port, gateway
+    finally:
+        await server.stop(0)
+        await gateway.close()
+
+
+@dataclass
+class Process:
+    popen: subprocess.Popen
+    port: int
+    metrics_port: int | None
+    log: Path
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def lines(self) -> list[str]:
+        return self.log.read_text(errors="replace").splitlines()
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        if self.popen.poll() is None:
+            self.popen.send_signal(sig)
+        return self.popen.wait(timeout)
+
+
+def _json(line: str) -> dict:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_process(module: str, env: dict[str, str], log: Path, timeout: float = 30) -> Process:
+    """Run ``python -m module`` and wait until it logs that it serves; read its ports."""
+    full_env = {
+        **os.environ,
+        "TABLETOP_HOST": "127.0.0.1",
+        "TABLETOP_PORT": "0",
+        "TABLETOP_METRICS_PORT": str(free_port()),
+        "TABLETOP_LOG_FORMAT": "json",
+        **env,
+    }
+    handle = log.open("wb")
+    popen = subprocess.Popen(
+        [sys.executable, "-u", "-m", module],
+        cwd=ROOT,
+        env=full_env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = log.read_text(errors="replace")
+        for line in text.splitlines():
+            record = _json(line)
+            if record.get("event") == "serving":
+                return Process(popen, record["port"], record.get("metrics_port"), log)
+        if popen.poll() is not None:
+            raise RuntimeError(f"{module} exited {popen.returncode}:\n{text}")
+        time.sleep(0.05)
+    popen.kill()
+    raise RuntimeError(f"{module} did not start in {timeout}s:\n{log.read_text()}")
+
+
+def wait_serving(address: str, service: str = "", timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            time.sleep(0.05)
+    raise TimeoutError(f"{address} is not SERVING {service!r}")
+
+
+@contextlib.contextmanager
+def running(module: str, env: dict[str, str], log: Path) -> Iterator[Process]:
+    process = start_process(module, env, log)
+    try:
+        yield process
+    finally:
+        if process.popen.poll() is None:
+            process.popen.kill()
+            process.popen.wait(10)
