@@ -2,7 +2,7 @@
 # that needs it creates .venv, installs the pinned dependencies and generates the
 # protobuf code.
 
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed

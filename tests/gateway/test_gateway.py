@@ -191,9 +191,12 @@ async def test_rate_and_stream_limits_answer_resource_exhausted(tmp_path):
     name = GAMES[0]
     async with service_in_process(name) as running:
         routes = {name: [running.address]}
-        async with gateway_in_process(
-            routes, rate_per_client=2, burst_per_client=5, streams_per_client=2
-        ) as (port, _), grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        async with (
+            gateway_in_process(
+                routes, rate_per_client=2, burst_per_client=5, streams_per_client=2
+            ) as (port, _),
+            grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+        ):
             client = GameClient(name, channel)
             game = await client.create(players_for(name))
             streams = [client.watch(game.game_id) for _ in range(2)]
