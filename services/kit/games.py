@@ -412,10 +412,10 @@ class GameManager:
         game.recent.append(record)
         self._notify(game, record)
 
-    async def catch_up(self, game_id: str) -> None:
+    async def catch_up(self, game_id: str, version: int | None = None) -> None:
         """Apply moves another replica logged (a shared store told us of them)."""
         game = self._live.get(game_id)
-        if game is None:
+        if game is None or (version is not None and game.version >= version):
             return
         async with game.lock:
             if game.broken:

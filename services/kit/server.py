@@ -136,6 +136,10 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         drain=drain,
     )
     metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
+    listener = None
+    if hasattr(store, "listen"):
+        # Several replicas share this store: follow the moves the others append.
+        listener = asyncio.get_running_loop().create_task(store.listen(manager.catch_up))
     await server.start()
     await set_serving(health_servicer, [spec.name], True)
     log.info(
@@ -160,6 +164,8 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     finished = await drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=drain.in_flight, all_finished=finished)
     await server.stop(1.0)
+    if listener is not None:
+        listener.cancel()
     await store.close()
     log.info("stopped")
 

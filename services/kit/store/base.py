@@ -8,7 +8,7 @@ request id was not used before in that game.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -89,3 +89,12 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Finish pending writes and release connections."""
+
+
+class SharedStore(Store, Protocol):
+    """A store several replicas share (PostgreSQL): it tells each replica of moves the
+    others appended, so their live games and watchers catch up."""
+
+    async def listen(self, on_append: Callable[[str, int], Awaitable[None]]) -> None:
+        """Call ``on_append(game_id, version)`` for every move appended by anyone, until
+        the store is closed. Runs as a background task."""
