@@ -22,8 +22,13 @@ def col(cell: int) -> int:
     return cell % SIZE
 
 
+NAMES = tuple("abcd"[c % SIZE] + str(c // SIZE + 1) for c in CELLS)
+ROWS = tuple(tuple(r * SIZE + c for c in range(SIZE)) for r in range(SIZE))
+COLS = tuple(tuple(r * SIZE + c for r in range(SIZE)) for c in range(SIZE))
+
+
 def name(cell: int) -> str:
-    return "abcd"[col(cell)] + str(row(cell) + 1)
+    return NAMES[cell]
 
 
 def parse_cell(text: str) -> int | None:
@@ -33,11 +38,11 @@ def parse_cell(text: str) -> int | None:
 
 
 def row_cells(r: int) -> tuple[int, ...]:
-    return tuple(r * SIZE + c for c in range(SIZE))
+    return ROWS[r]
 
 
 def col_cells(c: int) -> tuple[int, ...]:
-    return tuple(r * SIZE + c for r in range(SIZE))
+    return COLS[c]
 
 
 @cache

@@ -11,7 +11,7 @@ taken at once.
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from functools import total_ordering
 
 from services.kit.engine import MalformedMove
@@ -22,19 +22,22 @@ from .content import GLYPH_INDEX, GLYPHS
 
 @total_ordering
 class _Move:
-    _order = 0
+    def _key(self) -> tuple:
+        """The step the move belongs to, then its fields: moves sort by this."""
+        return ()
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, _Move):
             return NotImplemented
-        # Moves of different kinds sort by the step they belong to, then by their fields.
-        return (self._order, astuple(self)) < (other._order, astuple(other))
+        return self._key() < other._key()
 
 
 @dataclass(frozen=True, eq=True)
 class PlayGlyph(_Move):
     glyph: int  # index into GLYPHS
-    _order = 1
+
+    def _key(self) -> tuple:
+        return (1, self.glyph)
 
     def __str__(self) -> str:
         return f"glyph {GLYPHS[self.glyph]}"
@@ -44,7 +47,9 @@ class PlayGlyph(_Move):
 class MoveDruid(_Move):
     origin: int
     target: int
-    _order = 2
+
+    def _key(self) -> tuple:
+        return (2, self.origin, self.target)
 
     def __str__(self) -> str:
         return f"druid {board.name(self.origin)}-{board.name(self.target)}"
@@ -53,7 +58,9 @@ class MoveDruid(_Move):
 @dataclass(frozen=True, eq=True)
 class ChoosePath(_Move):
     cells: tuple[int, ...]
-    _order = 3
+
+    def _key(self) -> tuple:
+        return (3, self.cells)
 
     def __str__(self) -> str:
         return "path " + "-".join(board.name(c) for c in self.cells)
@@ -62,7 +69,9 @@ class ChoosePath(_Move):
 @dataclass(frozen=True, eq=True)
 class FillGap(_Move):
     cell: int
-    _order = 4
+
+    def _key(self) -> tuple:
+        return (4, self.cell)
 
     def __str__(self) -> str:
         return f"fill {board.name(self.cell)}"

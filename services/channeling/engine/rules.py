@@ -7,13 +7,14 @@ removing them (5), acquiring (6) and the endgame check (7) follow from those.
 from __future__ import annotations
 
 import sys
+from functools import cache, lru_cache
 
 from services.kit.engine import Event, IllegalMove, MalformedMove, Outcome, check_seat
 
 from . import board
 from .content import CARD_BY_ID, GLYPHS
 from .moves import ChoosePath, FillGap, Move, MoveDruid, PlayGlyph
-from .state import DRUID, FILL, GLYPH, PATH, SEAT_NAMES, State, druid_at
+from .state import DRUID, FILL, GLYPH, PATH, SEAT_NAMES, State
 
 CARDS_TO_END = 7  # 7 - Check for Endgame: "at least seven Magic Circle Cards"
 CUBES_MOVED, CUBES_STATIONARY, CUBES_ALONG = 3, 2, 1  # 4 - Place Energy Cubes
@@ -28,18 +29,24 @@ def to_act(state: State) -> tuple[int, ...]:
 
 def glyph_line(state: State, glyph: int) -> tuple[int, ...]:
     """The row or column of cards the green glyph ``glyph`` labels."""
-    if glyph in state.row_glyphs:
-        return board.row_cells(state.row_glyphs.index(glyph))
-    return board.col_cells(state.col_glyphs.index(glyph))
+    return _lines(state.row_glyphs, state.col_glyphs)[glyph]
+
+
+@lru_cache(maxsize=4096)
+def _lines(rows: tuple[int, ...], cols: tuple[int, ...]) -> dict[int, tuple[int, ...]]:
+    lines = {g: board.row_cells(r) for r, g in enumerate(rows)}
+    lines.update({g: board.col_cells(c) for c, g in enumerate(cols)})
+    return lines
 
 
 def free_cards(state: State, line: tuple[int, ...]) -> list[int]:
     """Cards of a line a Druid may move to: a Magic Circle card with no Druid on it."""
-    return [c for c in line if state.grid[c] is not None and druid_at(state, c) is None]
+    occupied = state.druids[0] + state.druids[1]
+    return [c for c in line if state.grid[c] is not None and c not in occupied]
 
 
 def playable_glyphs(state: State) -> list[int]:
-    """Glyphs in hand whose line leaves a Druid move.
+    """Glyphs in hand whose line leaves a Druid move, in hand order (sorted).
 
     Reading taken: when no glyph in hand leaves one (all four Druids stand in each of
     their lines), any glyph may be played and the turn passes without a Druid move.
@@ -49,19 +56,26 @@ def playable_glyphs(state: State) -> list[int]:
     return playable or list(hand)
 
 
+@cache
+def _path_moves(start: int, end: int) -> list[ChoosePath]:
+    return [ChoosePath(p) for p in board.leyline_paths(start, end)]
+
+
 def legal_moves(state: State, seat: int) -> list[Move]:
+    """Every move ``seat`` may make now, built in sorted order."""
     if state.result is not None or seat != state.current:
         return []
-    if state.step == GLYPH:
-        return [PlayGlyph(g) for g in sorted(playable_glyphs(state))]
-    if state.step == DRUID:
+    step = state.step
+    if step == GLYPH:
+        return [PlayGlyph(g) for g in playable_glyphs(state)]
+    if step == DRUID:
         assert state.glyph is not None
         targets = free_cards(state, glyph_line(state, state.glyph))
-        return sorted(MoveDruid(o, t) for o in state.druids[seat] for t in targets)
-    if state.step == PATH:
+        return [MoveDruid(o, t) for o in sorted(state.druids[seat]) for t in targets]
+    if step == PATH:
         assert state.moved is not None and state.stationary is not None
-        return [ChoosePath(p) for p in board.leyline_paths(state.moved, state.stationary)]
-    if state.step == FILL:
+        return list(_path_moves(state.moved, state.stationary))
+    if step == FILL:
         return [FillGap(c) for c in sorted(state.gaps)]
     return []
 
@@ -89,15 +103,25 @@ def apply(state: State, seat: int, move: Move) -> list[Event]:
 
 
 def _validate(state: State, seat: int, move: Move) -> None:
-    expected = {GLYPH: PlayGlyph, DRUID: MoveDruid, PATH: ChoosePath, FILL: FillGap}[state.step]
+    """The rule the move must satisfy at this step, checked without listing every move."""
+    step = state.step
+    expected = {GLYPH: PlayGlyph, DRUID: MoveDruid, PATH: ChoosePath, FILL: FillGap}[step]
     if not isinstance(move, expected):
         raise IllegalMove(
-            f"this step is {state.step.replace('_', ' ')}, not {type(move).__name__}",
-            rule=_RULES[state.step],
+            f"this step is {step.replace('_', ' ')}, not {type(move).__name__}",
+            rule=_RULES[step],
         )
-    if move in legal_moves(state, seat):
-        return
-    raise IllegalMove(_why_not(state, seat, move), rule=_RULES[state.step])
+    if step == GLYPH:
+        ok = move.glyph in playable_glyphs(state)
+    elif step == DRUID:
+        line = glyph_line(state, state.glyph)  # type: ignore[arg-type]
+        ok = move.origin in state.druids[seat] and move.target in free_cards(state, line)
+    elif step == PATH:
+        ok = move.cells in board.leyline_paths(state.moved, state.stationary)  # type: ignore[arg-type]
+    else:
+        ok = move.cell in state.gaps
+    if not ok:
+        raise IllegalMove(_why_not(state, seat, move), rule=_RULES[step])
 
 
 _RULES = {
