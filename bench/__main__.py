@@ -37,7 +37,8 @@ def engine_section(games: list[str], seconds: float) -> list[dict]:
             f"  {name:11} {figures.decisions_per_second:>10,.0f} decisions/s"
             f" {figures.games_per_second:>8,.1f} games/s"
             f" {figures.mean_decisions_per_game:>7,.1f} decisions/game"
-            f"  median {figures.median_decision_us:>7.1f} us  p99 {figures.p99_decision_us:>7.1f} us",
+            f"  median {figures.median_decision_us:>7.1f} us"
+            f"  p99 {figures.p99_decision_us:>7.1f} us",
             flush=True,
         )
     return rows
@@ -89,7 +90,8 @@ def targets(results: dict) -> list[dict]:
             out.append(
                 {
                     "target": f"{row['game']}: median decision < 5% of an echo round trip",
-                    "measured": f"{row['median_decision_us']:.1f} us = {share:.1%} of {round_trip_us:.0f} us",
+                    "measured": f"{row['median_decision_us']:.1f} us = {share:.1%}"
+                    f" of {round_trip_us:.0f} us",
                     "met": share < 0.05,
                 }
             )
@@ -101,7 +103,8 @@ def targets(results: dict) -> list[dict]:
             out.append(
                 {
                     "target": f"{name}: direct SubmitMove at 32 clients >= 60% of echo",
-                    "measured": f"{direct[32]['calls_per_second']:,.0f} / {echo[32]['calls_per_second']:,.0f} = {share:.0%}",
+                    "measured": f"{direct[32]['calls_per_second']:,.0f}"
+                    f" / {echo[32]['calls_per_second']:,.0f} = {share:.0%}",
                     "met": share >= 0.6,
                 }
             )
@@ -110,7 +113,8 @@ def targets(results: dict) -> list[dict]:
             out.append(
                 {
                     "target": f"{name}: gateway keeps >= 80% of direct throughput at 32 clients",
-                    "measured": f"{via[32]['calls_per_second']:,.0f} / {direct[32]['calls_per_second']:,.0f} = {share:.0%}",
+                    "measured": f"{via[32]['calls_per_second']:,.0f}"
+                    f" / {direct[32]['calls_per_second']:,.0f} = {share:.0%}",
                     "met": share >= 0.8,
                 }
             )

@@ -17,6 +17,8 @@ import grpc
 import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.kit.tls import ClientTls
+
 _log = structlog.get_logger("backends")
 
 _SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}], "methodConfig": []})
@@ -61,11 +63,11 @@ class Backend:
 
 
 def make_channel(
-    address: str, max_message_bytes: int, credentials: grpc.ChannelCredentials | None = None
+    address: str, max_message_bytes: int, tls: ClientTls | None = None
 ) -> grpc.aio.Channel:
     options = channel_options(max_message_bytes)
-    if credentials is not None:
-        return grpc.aio.secure_channel(address, credentials, options=options)
+    if tls is not None:
+        return grpc.aio.secure_channel(address, tls.credentials(), options=options + tls.options())
     return grpc.aio.insecure_channel(address, options=options)
 
 
@@ -75,12 +77,12 @@ class Backends:
         routes: dict[str, Iterable[str]],
         *,
         max_message_bytes: int = 1024 * 1024,
-        credentials: grpc.ChannelCredentials | None = None,
+        tls: ClientTls | None = None,
     ) -> None:
         self.by_service: dict[str, Backend] = {}
         for service, addresses in routes.items():
             addresses = tuple(a.strip() for a in addresses if a.strip())
-            channels = [make_channel(a, max_message_bytes, credentials) for a in addresses]
+            channels = [make_channel(a, max_message_bytes, tls) for a in addresses]
             self.by_service[service] = Backend(service, addresses, channels)
 
     def get(self, service: str) -> Backend | None:

@@ -16,9 +16,8 @@ import grpc
 from google.protobuf import descriptor_pool
 
 from gateway.backends import Backend, Backends
-from gateway.limits import RateLimiter, StreamCounter, client_of
-from gateway.metrics import LIMITED
 from services.kit import status
+from services.kit.limits import client_of
 
 # Connection-level and reserved headers; gRPC sets its own on the upstream call.
 _HOP_HEADERS = frozenset(
@@ -37,18 +36,8 @@ def forward_metadata(
 
 
 class Router(grpc.GenericRpcHandler):
-    def __init__(
-        self,
-        backends: Backends,
-        *,
-        rate: RateLimiter,
-        streams: StreamCounter,
-        unary_timeout: float,
-        stream_timeout: float,
-    ) -> None:
+    def __init__(self, backends: Backends, *, unary_timeout: float, stream_timeout: float) -> None:
         self.backends = backends
-        self.rate = rate
-        self.streams = streams
         self.unary_timeout = unary_timeout
         self.stream_timeout = stream_timeout
         self._handlers: dict[str, grpc.RpcMethodHandler | None] = {}
@@ -80,22 +69,6 @@ class Router(grpc.GenericRpcHandler):
             return grpc.unary_stream_rpc_method_handler(self._stream(backend, path))
         return grpc.unary_unary_rpc_method_handler(self._unary(backend, path))
 
-    async def _admit(self, context: grpc.aio.ServicerContext) -> str:
-        client = client_of(context.peer())
-        wait = self.rate.acquire(client)
-        if wait > 0:
-            LIMITED.labels("rate_per_client").inc()
-            await status.abort(
-                context,
-                status.status_for(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    "too many calls from this client; slow down",
-                    "RATE_LIMITED",
-                    {"retry_after_ms": str(max(1, int(wait * 1000))), "limit": "rate_per_client"},
-                ),
-            )
-        return client
-
     def _timeout(self, context: grpc.aio.ServicerContext, default: float) -> float:
         remaining = context.time_remaining()
         if remaining is None:
@@ -104,7 +77,6 @@ class Router(grpc.GenericRpcHandler):
 
     def _unary(self, backend: Backend, path: str) -> Any:
         async def forward(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-            await self._admit(context)
             if not backend.channels:
                 await _no_backend(context, backend)
             call = backend.method("unary_unary", path)(  # type: ignore[operator]
@@ -130,18 +102,6 @@ class Router(grpc.GenericRpcHandler):
         async def forward(
             request: bytes, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[bytes]:
-            client = await self._admit(context)
-            if not self.streams.try_open(client):
-                LIMITED.labels("streams_per_client").inc()
-                await status.abort(
-                    context,
-                    status.status_for(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"at most {self.streams.limit} open streams per client",
-                        "LIMIT_REACHED",
-                        {"limit": "streams_per_client"},
-                    ),
-                )
             call = None
             try:
                 if not backend.channels:
@@ -160,7 +120,6 @@ class Router(grpc.GenericRpcHandler):
                 if trailing:
                     context.set_trailing_metadata(trailing)
             finally:
-                self.streams.close(client)
                 if call is not None and not call.done():
                     call.cancel()
 

@@ -20,15 +20,16 @@ from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
 from gateway.backends import Backends
 from gateway.catalog import Catalog
-from gateway.limits import RateLimiter, StreamCounter
-from gateway.metrics import BACKEND_UP, IN_FLIGHT, LATENCY, REQUESTS
+from gateway.metrics import BACKEND_UP, IN_FLIGHT, LATENCY, LIMITED, REQUESTS
 from gateway.router import Router
 from services import registry
 from services.kit import config, logs
 from services.kit.drain import Drain
 from services.kit.interceptor import ObservingInterceptor
+from services.kit.limits import ClientLimits, Limits
 from services.kit.metrics import serve_metrics
-from services.kit.server import server_options
+from services.kit.server import limit_settings, limits_from, server_options, tls_settings
+from services.kit.tls import ClientTls, ServerTls, bind, server_tls
 
 CATALOG = catalog_pb2.DESCRIPTOR.services_by_name["CatalogService"].full_name
 
@@ -52,12 +53,7 @@ def settings() -> list[config.Setting]:
         S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per call"),
         S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
           "largest request accepted"),
-        S("rate_per_client", "TABLETOP_RATE_PER_CLIENT", "500", "float",
-          "calls a second per client address (0: no limit)"),
-        S("burst_per_client", "TABLETOP_BURST_PER_CLIENT", "1000", "float",
-          "calls a client may make at once above its rate"),
-        S("streams_per_client", "TABLETOP_STREAMS_PER_CLIENT", "64", "int",
-          "open WatchGame streams per client address (0: no limit)"),
+        *limit_settings(rate="500", burst="1000", streams="64", auth_failures="30"),
         S("unary_timeout", "TABLETOP_UPSTREAM_TIMEOUT_SECONDS", "30", "float",
           "deadline for a backend call when the client set none"),
         S("stream_timeout", "TABLETOP_STREAM_TIMEOUT_SECONDS", "3600", "float",
@@ -68,6 +64,15 @@ def settings() -> list[config.Setting]:
           "close client connections after this long (0: never)"),
         S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
           "on SIGTERM, time given to calls in flight"),
+        *tls_settings(),
+        S("upstream_tls_ca", "TABLETOP_UPSTREAM_TLS_CA", "", "str",
+          "PEM CA: call the game services over TLS, verifying them with it"),
+        S("upstream_tls_cert", "TABLETOP_UPSTREAM_TLS_CERT", "", "str",
+          "PEM client certificate for services that require one"),
+        S("upstream_tls_key", "TABLETOP_UPSTREAM_TLS_KEY", "", "str",
+          "PEM private key for TABLETOP_UPSTREAM_TLS_CERT"),
+        S("upstream_tls_server_name", "TABLETOP_UPSTREAM_TLS_SERVER_NAME", "", "str",
+          "name the services' certificates carry, when it is not the address's host"),
     ]  # fmt: skip
 
 
@@ -118,12 +123,12 @@ def create_gateway(
     entries: Sequence[registry.ServiceEntry] = registry.SERVICES,
     access_log: bool = True,
     max_message_bytes: int = 1024 * 1024,
-    rate_per_client: float = 0,
-    burst_per_client: float = 1000,
-    streams_per_client: int = 0,
+    limits: Limits | None = None,
     unary_timeout: float = 30,
     stream_timeout: float = 3600,
     max_connection_age: float = 0,
+    tls: ServerTls | None = None,
+    upstream_tls: ClientTls | None = None,
 ) -> tuple[grpc.aio.Server, int, Gateway]:
     """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``."""
     by_name = {e.name: e for e in entries}
@@ -133,12 +138,14 @@ def create_gateway(
     backends = Backends(
         {e.service_name: addrs for e, addrs in routed.items()},
         max_message_bytes=max_message_bytes,
+        tls=upstream_tls,
     )
     drain = Drain()
     server = grpc.aio.server(
         interceptors=[
             ObservingInterceptor(REQUESTS, LATENCY, IN_FLIGHT, access_log=access_log),
             drain,
+            ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
         ],
         options=server_options(max_message_bytes, max_connection_age),
     )
@@ -146,15 +153,7 @@ def create_gateway(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     catalog_pb2_grpc.add_CatalogServiceServicer_to_server(Catalog(backends, tuple(routed)), server)
     server.add_generic_rpc_handlers(
-        [
-            Router(
-                backends,
-                rate=RateLimiter(rate_per_client, burst_per_client),
-                streams=StreamCounter(streams_per_client),
-                unary_timeout=unary_timeout,
-                stream_timeout=stream_timeout,
-            )
-        ]
+        [Router(backends, unary_timeout=unary_timeout, stream_timeout=stream_timeout)]
     )
     reflection.enable_server_reflection(
         (
@@ -165,10 +164,18 @@ def create_gateway(
         ),
         server,
     )
-    port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"could not bind {address}")
-    return server, port, Gateway(backends, health_servicer, drain)
+    return server, bind(server, address, tls), Gateway(backends, health_servicer, drain)
+
+
+def upstream_tls_from(cfg: config.Config) -> ClientTls | None:
+    if not (cfg.upstream_tls_ca or cfg.upstream_tls_cert):
+        return None
+    return ClientTls(
+        cfg.upstream_tls_ca,
+        cfg.upstream_tls_cert,
+        cfg.upstream_tls_key,
+        cfg.upstream_tls_server_name,
+    )
 
 
 async def serve(cfg: config.Config) -> None:
@@ -182,12 +189,12 @@ async def serve(cfg: config.Config) -> None:
         routes,
         access_log=cfg.access_log,
         max_message_bytes=cfg.max_message_bytes,
-        rate_per_client=cfg.rate_per_client,
-        burst_per_client=cfg.burst_per_client,
-        streams_per_client=cfg.streams_per_client,
+        limits=limits_from(cfg),
         unary_timeout=cfg.unary_timeout,
         stream_timeout=cfg.stream_timeout,
         max_connection_age=cfg.max_connection_age,
+        tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
+        upstream_tls=upstream_tls_from(cfg),
     )
     metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
     await server.start()

@@ -27,6 +27,7 @@ from services.kit import auth
 from services.kit.engine import BadOptions, Engine, EngineError, Event, Outcome
 from services.kit.errors import (
     GameNotFound,
+    LimitReached,
     RequestIdReused,
     StaleVersion,
     Unavailable,
@@ -130,6 +131,7 @@ class GameManager:
         metrics: NullMetrics | None = None,
         allow_seed: bool = False,
         max_live_games: int = 100_000,
+        max_games: int = 0,
         watch_queue_limit: int = 1000,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -139,6 +141,8 @@ class GameManager:
         self.metrics = metrics or NullMetrics()
         self.allow_seed = allow_seed
         self.max_live_games = max_live_games
+        self.max_games = max_games
+        self.in_progress = 0  # games not finished, as this instance knows them
         self.watch_queue_limit = watch_queue_limit
         self.clock = clock
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
@@ -148,6 +152,13 @@ class GameManager:
 
     # --- creating and loading -----------------------------------------------------------
 
+    async def start(self) -> None:
+        """Count the games in progress the store already holds (for the games limit)."""
+        try:
+            self.in_progress = await self.store.count_active()
+        except StoreError as exc:
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+
     async def create(
         self, players: int, options: Any, seed: int | None = None
     ) -> tuple[LiveGame, list[str]]:
@@ -156,6 +167,11 @@ class GameManager:
         if not info.min_players <= players <= info.max_players:
             raise BadOptions(
                 f"{info.title} is for {info.min_players}-{info.max_players} players, not {players}"
+            )
+        if self.max_games and self.in_progress >= self.max_games:
+            raise LimitReached(
+                f"this service has its maximum of {self.max_games} games in progress",
+                limit="max_games",
             )
         if seed is None:
             seed = secrets.randbits(63)
@@ -177,6 +193,7 @@ class GameManager:
         except StoreError as exc:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
         game = LiveGame(record, state, 0, now)
+        self.in_progress += 1
         self._remember(game)
         self.metrics.game_created(self.game_type)
         return game, tokens
@@ -390,6 +407,7 @@ class GameManager:
             self._commit(game, record)
             self.metrics.move_applied(self.game_type, engine_seconds)
             if finished:
+                self.in_progress = max(0, self.in_progress - 1)
                 self.metrics.game_finished(self.game_type)
             return self.snapshot(game, seat), self.turn_for(record, seat)
 

@@ -41,7 +41,8 @@ ENGINE_SECONDS = Histogram(
 AUTH_FAILURES = Counter(
     "tabletop_auth_failures", "Calls refused for a missing or bad seat token", ["game", "reason"]
 )
-LIMITS_HIT = Counter("tabletop_limits_hit", "Calls refused by a limit", ["game", "limit"])
+LIMITED = Counter("tabletop_limited", "Calls refused by a per-client limit", ["limit"])
+LIMITS_HIT = Counter("tabletop_limits_hit", "Calls refused by a game limit", ["game", "limit"])
 
 
 class GameMetrics:

@@ -24,9 +24,18 @@ from services.kit.drain import Drain
 from services.kit.errors import Unavailable
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
-from services.kit.metrics import RPC_IN_FLIGHT, RPC_LATENCY, RPCS, GameMetrics, serve_metrics
+from services.kit.limits import ClientLimits, Limits
+from services.kit.metrics import (
+    LIMITED,
+    RPC_IN_FLIGHT,
+    RPC_LATENCY,
+    RPCS,
+    GameMetrics,
+    serve_metrics,
+)
 from services.kit.service import GameService, handlers
 from services.kit.store import open_store
+from services.kit.tls import ServerTls, bind, server_tls
 
 HEALTH_SERVICE = health.SERVICE_NAME
 
@@ -56,12 +65,66 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "updates queued for one slow watcher before its stream is ended"),
         S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
           "on SIGTERM, time given to calls in flight before they are cancelled"),
+        S("max_games", "TABLETOP_MAX_GAMES", "100000", "int",
+          "games in progress this instance accepts (0: no limit); CreateGame beyond it is refused"),
+        S("retention", "TABLETOP_FINISHED_RETENTION_SECONDS", "604800", "float",
+          "finished games are kept this long for history and replay, then removed (0: forever)"),
+        S("sweep_interval", "TABLETOP_SWEEP_INTERVAL_SECONDS", "600", "float",
+          "how often finished games past their retention are removed"),
+        *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
+        *tls_settings(),
     ]  # fmt: skip
 
 
+def limit_settings(rate: str, burst: str, streams: str, auth_failures: str) -> list[config.Setting]:
+    """Per-client limits; the gateway and the services share them (with their defaults)."""
+    S = config.Setting
+    return [
+        S("rate_per_client", "TABLETOP_RATE_PER_CLIENT", rate, "float",
+          "calls a second per client address (0: no limit)"),
+        S("burst_per_client", "TABLETOP_BURST_PER_CLIENT", burst, "float",
+          "calls a client may make at once above its rate"),
+        S("streams_per_client", "TABLETOP_STREAMS_PER_CLIENT", streams, "int",
+          "open WatchGame streams per client address (0: no limit)"),
+        S("auth_failures_per_client", "TABLETOP_AUTH_FAILURES_PER_CLIENT", auth_failures, "int",
+          "failed authentications a client may make per window before it is refused (0: no limit)"),
+        S("auth_failure_window", "TABLETOP_AUTH_FAILURE_WINDOW_SECONDS", "60", "float",
+          "the window for TABLETOP_AUTH_FAILURES_PER_CLIENT"),
+        S("trust_forwarded_for", "TABLETOP_TRUST_FORWARDED_FOR", "false", "bool",
+          "take the client's address from x-forwarded-for (only behind the gateway)"),
+    ]  # fmt: skip
+
+
+def tls_settings() -> list[config.Setting]:
+    S = config.Setting
+    return [
+        S("tls_cert", "TABLETOP_TLS_CERT", "", "str", "PEM certificate chain: serve TLS"),
+        S("tls_key", "TABLETOP_TLS_KEY", "", "str", "PEM private key for TABLETOP_TLS_CERT"),
+        S("tls_client_ca", "TABLETOP_TLS_CLIENT_CA", "", "str",
+          "PEM CA: require client certificates signed by it (mutual TLS)"),
+    ]  # fmt: skip
+
+
+def limits_from(cfg: config.Config) -> Limits:
+    return Limits(
+        max_message_bytes=cfg.max_message_bytes,
+        rate_per_client=cfg.rate_per_client,
+        burst_per_client=cfg.burst_per_client,
+        streams_per_client=cfg.streams_per_client,
+        auth_failures_per_client=cfg.auth_failures_per_client,
+        auth_failure_window=cfg.auth_failure_window,
+        trust_forwarded_for=cfg.trust_forwarded_for,
+    )
+
+
+HARD_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+
+
 def server_options(max_message_bytes: int, max_connection_age: float) -> list[tuple[str, int]]:
+    # gRPC itself refuses only what is beyond a hard ceiling; the configured limit is
+    # checked by ClientLimits, which answers with a reason and counts it.
     options = [
-        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_receive_message_length", max(max_message_bytes, HARD_MAX_MESSAGE_BYTES)),
         ("grpc.max_send_message_length", 16 * 1024 * 1024),
         ("grpc.so_reuseport", 0),
     ]
@@ -82,12 +145,15 @@ def create_server(
     max_message_bytes: int = 1024 * 1024,
     max_connection_age: float = 0,
     drain: Drain | None = None,
+    limits: Limits | None = None,
+    tls: ServerTls | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A ready-to-start server for one game; returns it, the bound port and its health."""
     server = grpc.aio.server(
         interceptors=[
             ObservingInterceptor(RPCS, RPC_LATENCY, RPC_IN_FLIGHT, access_log=access_log),
             drain or Drain(),
+            ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
         ],
         options=server_options(max_message_bytes, max_connection_age),
     )
@@ -97,10 +163,7 @@ def create_server(
     reflection.enable_server_reflection(
         (spec.name, HEALTH_SERVICE, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"could not bind {address}")
-    return server, port, health_servicer
+    return server, bind(server, address, tls), health_servicer
 
 
 async def set_serving(
@@ -123,8 +186,10 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         metrics=GameMetrics(entry.name),
         allow_seed=cfg.allow_seed,
         max_live_games=cfg.max_live_games,
+        max_games=cfg.max_games,
         watch_queue_limit=cfg.watch_queue_limit,
     )
+    await manager.start()
     drain = Drain()
     server, port, health_servicer = create_server(
         f"{cfg.host}:{cfg.port}",
@@ -134,12 +199,19 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         max_message_bytes=cfg.max_message_bytes,
         max_connection_age=cfg.max_connection_age,
         drain=drain,
+        limits=limits_from(cfg),
+        tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
     )
     metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
     listener = None
     if hasattr(store, "listen"):
         # Several replicas share this store: follow the moves the others append.
         listener = asyncio.get_running_loop().create_task(store.listen(manager.catch_up))
+    sweeper = None
+    if cfg.retention > 0:
+        sweeper = asyncio.get_running_loop().create_task(
+            sweep(manager, cfg.retention, cfg.sweep_interval)
+        )
     await server.start()
     await set_serving(health_servicer, [spec.name], True)
     log.info(
@@ -164,10 +236,25 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     finished = await drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=drain.in_flight, all_finished=finished)
     await server.stop(1.0)
-    if listener is not None:
-        listener.cancel()
+    for task in (listener, sweeper):
+        if task is not None:
+            task.cancel()
     await store.close()
     log.info("stopped")
+
+
+async def sweep(manager: GameManager, retention: float, interval: float) -> None:
+    """Remove finished games past their retention, now and then every ``interval``."""
+    log = structlog.get_logger("sweeper")
+    while True:
+        try:
+            gone = await manager.remove_finished(retention)
+        except Exception:
+            log.exception("sweep failed; will try again")
+        else:
+            if gone:
+                log.info("removed finished games", count=len(gone))
+        await asyncio.sleep(interval)
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> None:

@@ -14,6 +14,7 @@ from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
 from client.api import FINISHED, GameClient
 from services import registry
+from services.kit.limits import Limits
 from services.kit.status import error_info
 from tests.support import gateway_in_process, service_in_process
 
@@ -191,10 +192,9 @@ async def test_rate_and_stream_limits_answer_resource_exhausted(tmp_path):
     name = GAMES[0]
     async with service_in_process(name) as running:
         routes = {name: [running.address]}
+        limits = Limits(rate_per_client=2, burst_per_client=5, streams_per_client=2)
         async with (
-            gateway_in_process(
-                routes, rate_per_client=2, burst_per_client=5, streams_per_client=2
-            ) as (port, _),
+            gateway_in_process(routes, limits=limits) as (port, _),
             grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
         ):
             client = GameClient(name, channel)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from gateway.limits import RateLimiter, StreamCounter, client_of
 from services.kit import auth, config
 from services.kit.engine import BadOptions, Options, Rng
+from services.kit.limits import FailureWindow, RateLimiter, StreamCounter, client_of
 
 
 def test_tokens_are_256_random_bits_and_only_their_hash_is_kept():
@@ -123,3 +123,17 @@ def test_stream_counter_and_client_identity():
     assert client_of("ipv4:10.1.2.3:5555") == "ipv4:10.1.2.3"
     assert client_of("ipv6:[::1]:40000") == "ipv6:[::1]"
     assert client_of(None) == "unknown"
+
+
+def test_failure_window_blocks_after_the_limit_until_the_window_passes():
+    now = [0.0]
+    window = FailureWindow(limit=2, window=10, clock=lambda: now[0])
+    assert window.blocked_for("c") == 0.0
+    window.record("c")
+    now[0] = 1
+    window.record("c")
+    assert window.blocked_for("c") == pytest.approx(9.0)
+    assert window.blocked_for("d") == 0.0
+    now[0] = 10.5
+    assert window.blocked_for("c") == 0.0  # the first failure left the window
+    assert FailureWindow(limit=0, window=10).blocked_for("c") == 0.0

@@ -87,6 +87,9 @@ class Store(Protocol):
     async def delete_finished_before(self, timestamp: float) -> list[str]:
         """Remove games that finished before ``timestamp``; return their ids."""
 
+    async def count_active(self) -> int:
+        """How many games have not finished."""
+
     async def close(self) -> None:
         """Finish pending writes and release connections."""
 

@@ -58,5 +58,8 @@ class MemoryStore:
             del self._games[gid], self._moves[gid], self._requests[gid]
         return gone
 
+    async def count_active(self) -> int:
+        return sum(g.finished_at is None for g in self._games.values())
+
     async def close(self) -> None:
         return None

@@ -298,6 +298,14 @@ class SqliteStore:
 
         return await self._read(fn)
 
+    async def count_active(self) -> int:
+        def fn(conn: sqlite3.Connection) -> int:
+            return conn.execute("SELECT count(*) FROM games WHERE finished_at IS NULL").fetchone()[
+                0
+            ]
+
+        return await self._read(fn)
+
     async def close(self) -> None:
         if self._closed:
             return
