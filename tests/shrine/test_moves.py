@@ -1,0 +1,124 @@
+"""Move values, their text forms and the malformed-move error."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.kit.engine import MalformedMove
+from services.kit.testing import assert_refused_unchanged
+from services.shrine import engine
+from services.shrine.engine import Kind, Move, parse_move
+from tests.shrine.scenario import C, F, P, game
+
+TEXTS = [
+    "unlock rotation",
+    "unlock relocating",
+    "draw 4",
+    "keep 0",
+    "keep 1",
+    "pass",
+    "debt",
+    "serpent overwriting",
+    "refresh",
+    "search",
+    "accept",
+    "place c2",
+    "overwrite c2 red",
+    "relocate b1 blue d3",
+    "block b2",
+    "block b2 target",
+    "done",
+    "shape 17",
+    "at b1 b2 c2",
+    "at b1 b2 c2 ignore c2",
+    "claim purple",
+    "reward treasure",
+    "reward unlock inactive",
+    "bonus 5",
+    "skip",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_text_form_round_trips(text: str) -> None:
+    move = parse_move(text)
+    assert str(move) == text
+    assert parse_move(str(move)) == move
+    assert move.problem() is None
+
+
+def test_fields_of_a_move() -> None:
+    assert parse_move("relocate b1 blue d3") == Move(
+        Kind.RELOCATE, field=F("b1"), colour=C("blue"), to=F("d3")
+    )
+    assert parse_move("at c2 b1 b2") == Move(
+        Kind.AT, mask=(1 << F("b1")) | (1 << F("b2")) | (1 << F("c2"))
+    )
+    assert parse_move("reward unlock inactive") == Move(Kind.REWARD, power=P("inactive"))
+    assert parse_move("reward treasure") == Move(Kind.REWARD)
+    assert parse_move("  PLACE   C2 ") == Move(Kind.PLACE, field=F("c2"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "fly",
+        "place",
+        "place z9",
+        "place a1",  # a corner holds a dial, not a field
+        "place c2 c3",
+        "overwrite c2 green",  # Lenses are basic colours
+        "keep 2",
+        "draw 7",
+        "shape 999",
+        "at",
+        "at b1 b1",
+        "at b1 ignore c2",
+        "reward unlock",
+        "reward gold",
+        "block b1 maybe",
+        "claim gold",
+        "unlock everything",
+        "pass now",
+    ],
+)
+def test_malformed_text_is_refused(text: str) -> None:
+    with pytest.raises(MalformedMove):
+        parse_move(text)
+
+
+def test_moves_of_different_kinds_sort_by_the_order_of_the_turn() -> None:
+    listed = [parse_move(t) for t in TEXTS]
+    ordered = sorted(listed)
+    kinds = [m.kind for m in ordered]
+    assert kinds == sorted(kinds)
+    assert ordered[0] == parse_move("unlock rotation")
+    assert ordered[-1] == parse_move("skip")
+
+
+def test_moves_are_hashable_values() -> None:
+    assert len({parse_move("place c2"), parse_move("place c2"), parse_move("place c3")}) == 2
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        Move(Kind.PLACE),  # no field
+        Move(Kind.PLACE, field=12),
+        Move(Kind.PLACE, field=True),
+        Move(Kind.PLACE, field=1, colour=0),  # place takes no colour
+        Move(Kind.OVERWRITE, field=1, colour=5),
+        Move(Kind.UNLOCK, power=6),
+        Move(Kind.BLOCK, field=1, target=1),  # type: ignore[arg-type]
+        Move(Kind.AT, mask=0),
+        Move(Kind.AT, mask=1, field=3),
+        Move(7),  # type: ignore[arg-type]
+        "unlock rotation",
+        None,
+    ],
+)
+def test_apply_refuses_malformed_moves_and_changes_nothing(move: object) -> None:
+    state = game(3)
+    seat = engine.to_act(state)[0]
+    assert_refused_unchanged(engine, state, seat, move, MalformedMove)
