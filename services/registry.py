@@ -56,7 +56,10 @@ class GatewayEntry:
     host: str = "tabletop-gateway"
 
 
-SERVICES: tuple[ServiceEntry, ...] = (ServiceEntry("channeling", 50052, 9401),)
+SERVICES: tuple[ServiceEntry, ...] = (
+    ServiceEntry("channeling", 50052, 9401),
+    ServiceEntry("glow", 50055, 9404),
+)
 
 GATEWAY = GatewayEntry()
 
