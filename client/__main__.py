@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import random
 import sys
@@ -81,8 +82,27 @@ def cmd_games(channel: grpc.Channel, args: argparse.Namespace) -> None:
         )
 
 
+def options(game: Game, pairs: list[str]) -> Any:
+    """The game's Options message from ``key=value`` pairs (values as JSON, or text)."""
+    from google.protobuf import json_format
+
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            sys.exit(f"--option takes key=value, not {pair!r}")
+        try:
+            values[key] = json.loads(raw)
+        except ValueError:
+            values[key] = raw
+    try:
+        return json_format.ParseDict(values, game.pb2.Options())
+    except json_format.ParseError as error:
+        sys.exit(f"bad --option: {error}")
+
+
 def cmd_create(game: Game, args: argparse.Namespace) -> None:
-    fields: dict[str, Any] = {"players": args.players}
+    fields: dict[str, Any] = {"players": args.players, "options": options(game, args.option)}
     if args.seed is not None:
         fields["seed"] = args.seed
     reply = game.call("CreateGame", **fields)
@@ -150,7 +170,7 @@ def cmd_bot(game: Game, args: argparse.Namespace) -> None:
     new game (without a game id)."""
     rng = random.Random(args.bot_seed)
     if args.game is None:
-        created = game.call("CreateGame", players=args.players)
+        created = game.call("CreateGame", players=args.players, options=options(game, args.option))
         game_id = created.game.game_id
         tokens = {t.seat: t.token for t in created.seat_tokens}
         print(f"game {game_id}")
@@ -216,8 +236,10 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument("--token", default=os.environ.get("TABLETOP_TOKEN"), help="seat token")
         return p
 
+    option_help = "a game option as key=value (repeatable), e.g. --option board=BOARD_ARCHIPELAGO"
     p = game_command("create", "create a game", game_id=False)
-    p.add_argument("--players", type=int, default=0)
+    p.add_argument("--players", type=int, default=0, help="0: the fewest the game allows")
+    p.add_argument("--option", action="append", default=[], help=option_help)
     p.add_argument("--seed", type=int, default=None, help="only where the service allows it")
     game_command("show", "show the board")
     game_command("moves", "list this seat's legal moves")
@@ -228,7 +250,8 @@ def main(argv: list[str] | None = None) -> None:
     game_command("history", "the moves so far")
     p = game_command("bot", "play random legal moves to the end", game_id=False)
     p.add_argument("game", nargs="?", default=None, help="game id (none: a new game, all seats)")
-    p.add_argument("--players", type=int, default=0)
+    p.add_argument("--players", type=int, default=0, help="0: the fewest the game allows")
+    p.add_argument("--option", action="append", default=[], help=option_help)
     p.add_argument("--bot-seed", type=int, default=None)
     p.add_argument("--poll", type=float, default=0.2)
     p.add_argument("-v", "--verbose", action="store_true")

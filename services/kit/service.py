@@ -129,11 +129,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         return codec.view_to_proto(snap.view)
 
     async def create_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        players = request.players
-        if players == 0:
-            if info.min_players != info.max_players:
-                raise BadRequest(f"players is required ({info.min_players}-{info.max_players})")
-            players = info.min_players
+        players = request.players or info.min_players  # 0: the fewest the game allows
         options = codec.options_from_proto(request.options)
         seed = None
         if request.HasField("seed"):
