@@ -58,6 +58,7 @@ class GatewayEntry:
 
 SERVICES: tuple[ServiceEntry, ...] = (
     ServiceEntry("channeling", 50052, 9401),
+    ServiceEntry("shrine", 50053, 9402),
     ServiceEntry("glow", 50055, 9404),
 )
 

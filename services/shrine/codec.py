@@ -1,0 +1,279 @@
+"""Shrine's engine values <-> its protobuf messages, and nothing else."""
+
+from __future__ import annotations
+
+from tabletop.shrine.v1 import shrine_pb2 as pb
+
+from services.kit.engine import MalformedMove
+
+from . import engine
+from .engine import colours
+from .engine.content import BOARD, CONTENT, FIELD_INDEX, FIELDS, POWER_INDEX, POWER_KEYS
+from .engine.moves import Kind
+from .engine.state import SEAT_NAMES
+
+# Enum numbers are the engine's numbers plus one (0 is UNSPECIFIED in both enums).
+_COLOUR = {name: index + 1 for index, name in enumerate(colours.NAMES)}
+_STEPS = {phase.name: phase.value + 1 for phase in engine.Phase}
+_SIDES = {
+    "active": pb.DIAL_SIDE_ACTIVE,
+    "inactive": pb.DIAL_SIDE_INACTIVE,
+    "removed": pb.DIAL_SIDE_REMOVED,
+}
+_SEAT = {name: seat for seat, name in enumerate(SEAT_NAMES)}
+_FIELD_NAMES = BOARD.field_names
+
+# The oneof case of each kind, and back.
+_CASE = {
+    Kind.UNLOCK: "unlock",
+    Kind.DRAW: "draw",
+    Kind.KEEP: "keep",
+    Kind.PASS: "pass_turn",
+    Kind.DEBT: "debt",
+    Kind.SERPENT: "serpent",
+    Kind.REFRESH: "refresh",
+    Kind.SEARCH: "search",
+    Kind.ACCEPT: "accept",
+    Kind.PLACE: "place",
+    Kind.OVERWRITE: "overwrite",
+    Kind.RELOCATE: "relocate",
+    Kind.BLOCK: "block",
+    Kind.DONE: "done",
+    Kind.SHAPE: "shape",
+    Kind.AT: "at",
+    Kind.CLAIM: "claim",
+    Kind.REWARD: "reward",
+    Kind.BONUS: "bonus",
+    Kind.SKIP: "skip",
+}
+_KIND = {case: kind for kind, case in _CASE.items()}
+
+
+def options_from_proto(message: pb.Options) -> engine.Options:
+    return engine.Options(radiant_shapes=bool(message.radiant_shapes))
+
+
+# -- moves ------------------------------------------------------------------------------
+
+
+def _field(text: str, what: str) -> int:
+    index = FIELD_INDEX.get(text)
+    if index is None:
+        raise MalformedMove(f"{what} must be a field ({' '.join(_FIELD_NAMES)}), not {text[:8]!r}")
+    return index
+
+
+def _colour(value: int, what: str, basic: bool = False) -> int:
+    colour = value - 1
+    allowed = colours.BASIC if basic else range(len(colours.NAMES))
+    if colour not in allowed:
+        kinds = "a Lens colour (red, yellow or blue)" if basic else "a colour"
+        raise MalformedMove(f"{what} must be {kinds}")
+    return colour
+
+
+def _power(value: int, what: str) -> int:
+    power = value - 1
+    if power not in range(len(POWER_KEYS)):
+        raise MalformedMove(f"{what} must be a Treasure Power")
+    return power
+
+
+def move_from_proto(message: pb.Move) -> engine.Move:
+    case = message.WhichOneof("kind")
+    if case is None:
+        raise MalformedMove("the move names no decision (set one field of Move.kind)")
+    move = _decode(_KIND[case], getattr(message, case))
+    problem = move.problem()
+    if problem is not None:
+        raise MalformedMove(problem)
+    return move
+
+
+def _decode(kind: Kind, body) -> engine.Move:
+    if kind in (Kind.UNLOCK, Kind.SERPENT):
+        return engine.Move(kind, power=_power(body.power, "power"))
+    if kind in (Kind.DRAW, Kind.BONUS):
+        return engine.Move(kind, number=body.deck)
+    if kind is Kind.KEEP:
+        return engine.Move(kind, number=body.index)
+    if kind is Kind.SHAPE:
+        return engine.Move(kind, number=body.card)
+    if kind is Kind.PLACE:
+        return engine.Move(kind, field=_field(body.field, "field"))
+    if kind is Kind.OVERWRITE:
+        field = _field(body.field, "field")
+        return engine.Move(kind, field=field, colour=_colour(body.colour, "colour", basic=True))
+    if kind is Kind.RELOCATE:
+        origin = _field(body.origin, "origin")
+        colour = _colour(body.colour, "colour", basic=True)
+        to = _field(body.destination, "destination")
+        return engine.Move(kind, field=origin, colour=colour, to=to)
+    if kind is Kind.BLOCK:
+        return engine.Move(kind, field=_field(body.field, "field"), target=bool(body.target))
+    if kind is Kind.AT:
+        if not 0 < len(body.fields) <= FIELDS:
+            raise MalformedMove(f"a shape covers 1 to {FIELDS} fields")
+        fields = [_field(name, "fields") for name in body.fields]
+        if len(set(fields)) != len(fields):
+            raise MalformedMove("a field is named twice")
+        ignored = _field(body.ignored, "ignored") if body.ignored else -1
+        return engine.Move(kind, field=ignored, mask=sum(1 << f for f in fields))
+    if kind is Kind.CLAIM:
+        return engine.Move(kind, colour=_colour(body.colour, "colour"))
+    if kind is Kind.REWARD:
+        if body.unlock == pb.TREASURE_POWER_UNSPECIFIED:
+            return engine.Move(kind)  # "Treasure only"
+        return engine.Move(kind, power=_power(body.unlock, "unlock"))
+    return engine.Move(kind)  # pass, debt, refresh, search, accept, done, skip: no fields
+
+
+def _name(field: int) -> str:
+    return _FIELD_NAMES[field]
+
+
+def move_to_proto(move: engine.Move) -> pb.Move:
+    kind = move.kind
+    if kind is Kind.UNLOCK:
+        return pb.Move(unlock=pb.Unlock(power=move.power + 1))
+    if kind is Kind.SERPENT:
+        return pb.Move(serpent=pb.Serpent(power=move.power + 1))
+    if kind is Kind.DRAW:
+        return pb.Move(draw=pb.Draw(deck=move.number))
+    if kind is Kind.BONUS:
+        return pb.Move(bonus=pb.Bonus(deck=move.number))
+    if kind is Kind.KEEP:
+        return pb.Move(keep=pb.Keep(index=move.number))
+    if kind is Kind.SHAPE:
+        return pb.Move(shape=pb.CompleteShape(card=move.number))
+    if kind is Kind.PLACE:
+        return pb.Move(place=pb.Place(field=_name(move.field)))
+    if kind is Kind.OVERWRITE:
+        return pb.Move(overwrite=pb.Overwrite(field=_name(move.field), colour=move.colour + 1))
+    if kind is Kind.RELOCATE:
+        return pb.Move(
+            relocate=pb.Relocate(
+                origin=_name(move.field), colour=move.colour + 1, destination=_name(move.to)
+            )
+        )
+    if kind is Kind.BLOCK:
+        return pb.Move(block=pb.Block(field=_name(move.field), target=move.target))
+    if kind is Kind.AT:
+        return pb.Move(
+            at=pb.ShapeFields(
+                fields=[_name(f) for f in range(FIELDS) if move.mask >> f & 1],
+                ignored=_name(move.field) if move.field >= 0 else "",
+            )
+        )
+    if kind is Kind.CLAIM:
+        return pb.Move(claim=pb.Claim(colour=move.colour + 1))
+    if kind is Kind.REWARD:
+        return pb.Move(reward=pb.Reward(unlock=move.power + 1))  # Treasure only: -1 + 1 = 0
+    message = pb.Move()
+    getattr(message, _CASE[kind]).SetInParent()  # the kinds without fields
+    return message
+
+
+# -- views ------------------------------------------------------------------------------
+
+
+def _shape(card_id: int) -> pb.ShapeCard:
+    card = CONTENT.shapes[card_id]
+    return pb.ShapeCard(
+        id=card.id,
+        size=card.deck,
+        pattern=card.pattern,
+        treasure=card.treasure,
+        unlock_treasure=card.unlock_treasure,
+        bonus_decks=card.bonus,
+    )
+
+
+def _counts(pairs: tuple[tuple[str, int], ...]) -> list[pb.ColourCount]:
+    return [pb.ColourCount(colour=_COLOUR[name], count=count) for name, count in pairs]
+
+
+def _player(seen) -> pb.Player:
+    message = pb.Player(
+        seat=seen.seat,
+        name=seen.name,
+        starting_player=seen.starting_player,
+        treasure=seen.treasure,
+        powers=[
+            pb.Power(
+                power=POWER_INDEX[p.key] + 1,
+                name=p.name,
+                prices=p.prices,
+                treasure=p.treasure,
+                blocked=p.blocked,
+            )
+            for p in seen.powers
+        ],
+        serpents=seen.serpents,
+        block_tokens=seen.block_tokens,
+        passes=seen.passes,
+        debts=seen.debts,
+        proof=[pb.ProofToken(field=f, colour=_COLOUR[c]) for f, c in seen.proof],
+        proof_tokens_left=_counts(seen.proof_tokens_left),
+        shapes_in_hand=seen.shapes_in_hand,
+        completed=[_shape(c) for c in seen.completed],
+        hand=[_shape(c) for c in seen.hand or ()],
+    )
+    if seen.code_card is not None:
+        card = seen.code_card
+        message.code_card.CopyFrom(
+            pb.CodeCard(
+                id=card.id,
+                fields=[pb.CodeField(field=f, colour=_COLOUR[c]) for f, c in card.fields],
+                targets=card.targets,
+            )
+        )
+    return message
+
+
+def _colour_of(name: str) -> int:
+    return _COLOUR.get(name, pb.COLOUR_UNSPECIFIED)  # "none": empty
+
+
+def view_to_proto(view: engine.View) -> pb.View:
+    message = pb.View(
+        step=_STEPS[view.step],
+        step_text=view.step_text,
+        turn=view.turn,
+        current=view.current,
+        code_set=_COLOUR[view.code_set],
+        dials=[
+            pb.DialState(corner=d.corner, fields=d.fields, facing=d.facing, side=_SIDES[d.side])
+            for d in view.dials
+        ],
+        progress_track=[pb.TrackSpace(treasure=t, dial=d) for t, d in view.progress_track],
+        offering=_colour_of(view.offering),
+        pouch=view.pouch,
+        pouch_colours=_counts(view.pouch_colours),
+        set_aside=_counts(view.set_aside),
+        treasury=view.treasury,
+        powers_used_this_turn=view.powers_used_this_turn,
+        placed_this_turn=view.placed_this_turn,
+        radiant_shapes=view.radiant_shapes,
+        shape_decks=[pb.ShapeDeck(size=s, cards=n) for s, n in view.shape_decks],
+        drawn=view.drawn,
+        drawn_cards=[_shape(c) for c in view.drawn_cards or ()],
+        completing_fields=view.completing_fields,
+        completing_ignored=view.completing_ignored,
+        players=[_player(p) for p in view.players],
+    )
+    for f in view.fields:
+        out = message.fields.add(
+            name=f.name,
+            lenses=[_COLOUR[c] for c in f.lenses],
+            shows=_colour_of(f.shows),
+            central=f.central,
+            dial=f.dial,
+            claimed_target=f.claimed_target,
+            printed_target=f.printed_target,
+        )
+        if f.blocked_by:
+            out.blocked_by = _SEAT[f.blocked_by]
+    if view.completing >= 0:
+        message.completing.CopyFrom(_shape(view.completing))
+    return message
