@@ -59,6 +59,7 @@ class GatewayEntry:
 SERVICES: tuple[ServiceEntry, ...] = (
     ServiceEntry("channeling", 50052, 9401),
     ServiceEntry("shrine", 50053, 9402),
+    ServiceEntry("resarcana", 50054, 9403),
     ServiceEntry("glow", 50055, 9404),
 )
 
