@@ -155,7 +155,7 @@ class GameManager:
     async def start(self) -> None:
         """Count the games in progress the store already holds (for the games limit)."""
         try:
-            self.in_progress = await self.store.count_active()
+            self.in_progress = await self.store.count_active(self.game_type)
         except StoreError as exc:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
 
@@ -199,24 +199,25 @@ class GameManager:
         return game, tokens
 
     async def get(self, game_id: str) -> LiveGame:
-        """The live game, loaded and replayed from the log if it is not in memory."""
+        """The live game, loaded and replayed from the log if it is not in memory.
+
+        The load is a task of its own, shared by every call waiting for this game: a
+        caller that gives up (its deadline passed, its client went away) leaves it running
+        for the others, rather than handing them its cancellation.
+        """
         game = self._live.get(game_id)
         if game is not None:
             self._live.move_to_end(game_id)
             return game
         pending = self._loading.get(game_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[LiveGame] = asyncio.get_running_loop().create_future()
-        self._loading[game_id] = future
+        if pending is None:
+            pending = asyncio.ensure_future(self._load_shared(game_id))
+            self._loading[game_id] = pending
+        return await asyncio.shield(pending)
+
+    async def _load_shared(self, game_id: str) -> LiveGame:
         try:
             game = await self._load(game_id)
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved here: other waiters re-raise it themselves
-            raise
-        else:
-            future.set_result(game)
             self._remember(game)
             return game
         finally:
@@ -368,6 +369,10 @@ class GameManager:
             if request_id and request_id in game.requests:
                 turn = await self._previous(game, request_id, seat, move)
                 return self.snapshot(game, seat), turn
+            if expected_version is not None and expected_version > game.version:
+                # The caller saw a later version: another replica logged moves this one
+                # has not heard of yet. Read them from the shared log first.
+                await self._follow(game)
             if expected_version is not None and expected_version != game.version:
                 raise StaleVersion(game.version, expected_version)
             started = time.perf_counter()
@@ -438,9 +443,13 @@ class GameManager:
         async with game.lock:
             if game.broken:
                 return
-            for record in await self._moves(game_id, game.version, None):
-                self._replay_one(game, record)
-                self._notify(game, record)
+            await self._follow(game)
+
+    async def _follow(self, game: LiveGame) -> None:
+        """Replay the logged moves after the live version (lock held) and tell watchers."""
+        for record in await self._moves(game.record.game_id, game.version, None):
+            self._replay_one(game, record)
+            self._notify(game, record)
 
     # --- watching ---------------------------------------------------------------------
 
@@ -531,7 +540,7 @@ class GameManager:
         """Forget finished games whose end is older than the retention time."""
         cutoff = self.clock() - older_than_seconds
         try:
-            gone = await self.store.delete_finished_before(cutoff)
+            gone = await self.store.delete_finished_before(cutoff, self.game_type)
         except StoreError as exc:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
         for gid in gone:

@@ -141,17 +141,24 @@ async def test_many_games_append_concurrently(store):
 
 
 async def test_finished_games_are_removed_after_retention_and_live_ones_stay(store):
-    done, live = game(), game()
-    await store.create(done)
-    await store.create(live)
+    kind, other_kind = f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}"
+    done, live = game(game_type=kind), game(game_type=kind)
+    other = game(game_type=other_kind)
+    for record in (done, live, other):
+        await store.create(record)
     await store.append(done.game_id, move(1, finished=True))
     await store.append(live.game_id, move(1))
+    await store.append(other.game_id, move(1, finished=True))
     assert (await store.load(done.game_id)).finished_at == 1001.0
-    assert await store.delete_finished_before(1000.5) == []
-    assert await store.delete_finished_before(2000.0) == [done.game_id]
+    assert await store.count_active(kind) == 1
+    assert await store.delete_finished_before(1000.5, kind) == []
+    assert await store.delete_finished_before(2000.0, kind) == [done.game_id]
     assert await store.load(done.game_id) is None
     assert await store.moves(done.game_id) == []
     assert (await store.load(live.game_id)).version == 1
+    # Another game type's finished game in the same store is not this service's to remove.
+    assert (await store.load(other.game_id)).finished_at == 1001.0
+    assert await store.count_active(other_kind) == 0
 
 
 async def test_sqlite_keeps_everything_across_a_reopen(tmp_path):

@@ -84,11 +84,14 @@ class Store(Protocol):
         Raises VersionConflict or DuplicateRequest, and writes nothing then.
         """
 
-    async def delete_finished_before(self, timestamp: float) -> list[str]:
-        """Remove games that finished before ``timestamp``; return their ids."""
+    async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
+        """Remove games of ``game_type`` that finished before ``timestamp``; return their ids.
 
-    async def count_active(self) -> int:
-        """How many games have not finished."""
+        Scoped by game type, so services of several games may share one database.
+        """
+
+    async def count_active(self, game_type: str) -> int:
+        """How many games of ``game_type`` have not finished."""
 
     async def close(self) -> None:
         """Finish pending writes and release connections."""

@@ -48,18 +48,18 @@ class MemoryStore:
             finished_at=move.applied_at if move.finished else game.finished_at,
         )
 
-    async def delete_finished_before(self, timestamp: float) -> list[str]:
+    async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
         gone = [
             gid
             for gid, g in self._games.items()
-            if g.finished_at is not None and g.finished_at < timestamp
+            if g.game_type == game_type and g.finished_at is not None and g.finished_at < timestamp
         ]
         for gid in gone:
             del self._games[gid], self._moves[gid], self._requests[gid]
         return gone
 
-    async def count_active(self) -> int:
-        return sum(g.finished_at is None for g in self._games.values())
+    async def count_active(self, game_type: str) -> int:
+        return sum(g.finished_at is None and g.game_type == game_type for g in self._games.values())
 
     async def close(self) -> None:
         return None

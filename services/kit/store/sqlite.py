@@ -235,11 +235,12 @@ class SqliteStore:
 
         await self._write(op)
 
-    async def delete_finished_before(self, timestamp: float) -> list[str]:
+    async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
         def op(conn: sqlite3.Connection) -> list[str]:
             rows = conn.execute(
-                "SELECT game_id FROM games WHERE finished_at IS NOT NULL AND finished_at < ?",
-                (timestamp,),
+                "SELECT game_id FROM games WHERE game_type = ? AND finished_at IS NOT NULL"
+                " AND finished_at < ?",
+                (game_type, timestamp),
             ).fetchall()
             ids = [r[0] for r in rows]
             for gid in ids:
@@ -298,11 +299,13 @@ class SqliteStore:
 
         return await self._read(fn)
 
-    async def count_active(self) -> int:
+    async def count_active(self, game_type: str) -> int:
         def fn(conn: sqlite3.Connection) -> int:
-            return conn.execute("SELECT count(*) FROM games WHERE finished_at IS NULL").fetchone()[
-                0
-            ]
+            row = conn.execute(
+                "SELECT count(*) FROM games WHERE finished_at IS NULL AND game_type = ?",
+                (game_type,),
+            ).fetchone()
+            return int(row[0])
 
         return await self._read(fn)
 

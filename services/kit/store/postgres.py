@@ -1,0 +1,371 @@
+"""``postgresql://user:password@host:port/database``: the store replicas share.
+
+Several replicas of one game service use one database. ``append`` checks the version
+and the request id and writes the move in one transaction: the ``UPDATE ... WHERE
+version = v - 1`` takes the game row's lock, so of two replicas appending on the same
+version one waits for the other, then finds the version moved and is refused
+(VersionConflict). The unique index on (game, request id) refuses a request id used
+twice, even when both appends race. Every append also sends ``NOTIFY tabletop_moves``
+in its transaction, delivered only once it commits; :meth:`PostgresStore.listen` turns
+those into ``on_append(game_id, version)`` so each replica's live games and watchers
+follow the moves the others logged.
+
+Connections come from a psycopg_pool pool opened on first use; the schema is created
+then (under an advisory lock, so replicas starting together do not race). Every call is
+scoped by game type, so services may share a database; giving each its own (or a schema,
+with ``?options=-csearch_path%3Dname``) keeps their load apart.
+
+URL options besides libpq's own: ``pool_min`` (default 1) and ``pool_max`` (default 10).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+import structlog
+from psycopg import errors, sql
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from .base import (
+    DuplicateRequest,
+    GameExists,
+    GameRecord,
+    MoveRecord,
+    StoreError,
+    VersionConflict,
+)
+
+CHANNEL = "tabletop_moves"
+_SCHEMA_LOCK = 0x7AB1E70B  # pg_advisory_xact_lock key: one replica creates the schema
+_RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tabletop_games (
+    game_id      TEXT PRIMARY KEY,
+    game_type    TEXT NOT NULL,
+    players      INTEGER NOT NULL,
+    options      JSONB NOT NULL,
+    seed         TEXT NOT NULL,
+    token_hashes JSONB NOT NULL,
+    version      INTEGER NOT NULL DEFAULT 0,
+    created_at   DOUBLE PRECISION NOT NULL,
+    updated_at   DOUBLE PRECISION NOT NULL,
+    finished_at  DOUBLE PRECISION
+);
+CREATE TABLE IF NOT EXISTS tabletop_moves (
+    game_id    TEXT NOT NULL REFERENCES tabletop_games (game_id) ON DELETE CASCADE,
+    version    INTEGER NOT NULL,
+    seat       INTEGER NOT NULL,
+    move       TEXT NOT NULL,
+    events     JSONB NOT NULL,
+    request_id TEXT,
+    applied_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game_id, version)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS tabletop_moves_request
+    ON tabletop_moves (game_id, request_id) WHERE request_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tabletop_games_finished
+    ON tabletop_games (finished_at) WHERE finished_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tabletop_games_updated ON tabletop_games (updated_at);
+"""
+
+_GAME_COLUMNS = (
+    "game_id, game_type, players, options, seed, token_hashes, version,"
+    " created_at, updated_at, finished_at"
+)
+
+_log = structlog.get_logger("store")
+
+
+def _game(row: tuple[Any, ...]) -> GameRecord:
+    gid, gtype, players, options, seed, hashes, version, created, updated, finished = row
+    return GameRecord(
+        game_id=gid,
+        game_type=gtype,
+        players=players,
+        options=options,
+        seed=int(seed),
+        token_hashes=tuple(hashes),
+        created_at=created,
+        version=version,
+        updated_at=updated,
+        finished_at=finished,
+    )
+
+
+def split_url(url: str) -> tuple[str, int, int]:
+    """The libpq URL without this store's own options, and the pool's sizes."""
+    parts = urlsplit(url)
+    if parts.scheme == "postgres":
+        parts = parts._replace(scheme="postgresql")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    ours = {k: v for k, v in query if k in ("pool_min", "pool_max")}
+    rest = [(k, v) for k, v in query if k not in ours]
+    try:
+        pool_min = int(ours.get("pool_min", 1))
+        pool_max = int(ours.get("pool_max", 10))
+    except ValueError as exc:
+        raise StoreError(f"pool_min and pool_max must be numbers: {exc}") from exc
+    if not 0 <= pool_min <= pool_max or pool_max < 1:
+        raise StoreError("need 0 <= pool_min <= pool_max and pool_max >= 1")
+    return urlunsplit(parts._replace(query=urlencode(rest))), pool_min, pool_max
+
+
+class PostgresStore:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._conninfo, pool_min, pool_max = split_url(url)
+        self._pool = AsyncConnectionPool(
+            self._conninfo,
+            min_size=pool_min,
+            max_size=pool_max,
+            kwargs={"autocommit": True},
+            check=AsyncConnectionPool.check_connection,
+            open=False,
+            name="tabletop-store",
+            timeout=10.0,
+        )
+        self._ready = False
+        self._opening = asyncio.Lock()
+        self._closed = False
+        self._listener: psycopg.AsyncConnection | None = None
+
+    # --- connections -----------------------------------------------------------------
+
+    async def _open(self) -> None:
+        if self._ready:
+            return
+        async with self._opening:
+            if self._ready:
+                return
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                await self._pool.open(wait=False)
+                async with self._pool.connection() as conn, conn.transaction():
+                    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                    await conn.execute(SCHEMA)
+            except (psycopg.Error, PoolTimeout) as exc:
+                raise StoreError(f"postgresql: {exc}") from exc
+            self._ready = True
+
+    @contextlib.asynccontextmanager
+    async def _connection(self):
+        if self._closed:
+            raise StoreError("the store is closed")
+        await self._open()
+        try:
+            async with self._pool.connection() as conn:
+                yield conn
+        except (VersionConflict, DuplicateRequest, GameExists, KeyError):
+            raise
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise StoreError(f"postgresql: {exc}") from exc
+
+    # --- writes ----------------------------------------------------------------------
+
+    async def create(self, game: GameRecord) -> None:
+        async with self._connection() as conn:
+            try:
+                await conn.execute(
+                    f"INSERT INTO tabletop_games ({_GAME_COLUMNS})"
+                    " VALUES (%s, %s, %s, %s, %s, %s, 0, %s, %s, NULL)",
+                    (
+                        game.game_id,
+                        game.game_type,
+                        game.players,
+                        Jsonb(dict(game.options)),
+                        str(game.seed),
+                        Jsonb(list(game.token_hashes)),
+                        game.created_at,
+                        game.created_at,
+                    ),
+                )
+            except errors.UniqueViolation as exc:
+                raise GameExists(game.game_id) from exc
+
+    async def append(self, game_id: str, move: MoveRecord) -> None:
+        async with self._connection() as conn:
+            try:
+                async with conn.transaction():
+                    await self._append(conn, game_id, move)
+            except errors.UniqueViolation as exc:
+                # A concurrent append with the same request id committed first.
+                found = await self._request_version(conn, game_id, move.request_id)
+                if found is None:
+                    raise StoreError(f"postgresql: {exc}") from exc
+                raise DuplicateRequest(found) from exc
+
+    async def _request_version(
+        self, conn: psycopg.AsyncConnection, game_id: str, request_id: str | None
+    ) -> int | None:
+        if request_id is None:
+            return None
+        cur = await conn.execute(
+            "SELECT version FROM tabletop_moves WHERE game_id = %s AND request_id = %s",
+            (game_id, request_id),
+        )
+        row = await cur.fetchone()
+        return None if row is None else row[0]
+
+    async def _append(self, conn: psycopg.AsyncConnection, game_id: str, move: MoveRecord) -> None:
+        found = await self._request_version(conn, game_id, move.request_id)
+        if found is not None:
+            raise DuplicateRequest(found)
+        cur = await conn.execute(
+            "UPDATE tabletop_games SET version = %s, updated_at = %s,"
+            " finished_at = CASE WHEN %s THEN %s ELSE finished_at END"
+            " WHERE game_id = %s AND version = %s",
+            (
+                move.version,
+                move.applied_at,
+                move.finished,
+                move.applied_at,
+                game_id,
+                move.version - 1,
+            ),
+        )
+        if cur.rowcount != 1:
+            # Refused: say why. A request id another append committed meanwhile wins over
+            # the version, as it would have had the two run one after the other.
+            found = await self._request_version(conn, game_id, move.request_id)
+            if found is not None:
+                raise DuplicateRequest(found)
+            cur = await conn.execute(
+                "SELECT version FROM tabletop_games WHERE game_id = %s", (game_id,)
+            )
+            row = await cur.fetchone()
+            if row is None:
+                raise KeyError(game_id)
+            raise VersionConflict(row[0])
+        await conn.execute(
+            "INSERT INTO tabletop_moves"
+            " (game_id, version, seat, move, events, request_id, applied_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (
+                game_id,
+                move.version,
+                move.seat,
+                move.move,
+                Jsonb(move.events),
+                move.request_id,
+                move.applied_at,
+            ),
+        )
+        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{move.version} {game_id}"))
+
+    async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "DELETE FROM tabletop_games WHERE game_type = %s AND finished_at IS NOT NULL"
+                " AND finished_at < %s RETURNING game_id",
+                (game_type, timestamp),
+            )
+            return [row[0] for row in await cur.fetchall()]
+
+    # --- reads -----------------------------------------------------------------------
+
+    async def count_active(self, game_type: str) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM tabletop_games WHERE finished_at IS NULL AND game_type = %s",
+                (game_type,),
+            )
+            row = await cur.fetchone()
+            return int(row[0]) if row else 0
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_GAME_COLUMNS} FROM tabletop_games WHERE game_id = %s", (game_id,)
+            )
+            row = await cur.fetchone()
+            return None if row is None else _game(row)
+
+    async def moves(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[MoveRecord]:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT version, seat, move, events, request_id, applied_at FROM tabletop_moves"
+                " WHERE game_id = %s AND version > %s ORDER BY version LIMIT %s",
+                (game_id, after, limit),
+            )
+            return [
+                MoveRecord(v, seat, text, events, rid, at)
+                for v, seat, text, events, rid, at in await cur.fetchall()
+            ]
+
+    # --- following the other replicas ------------------------------------------------
+
+    async def listen(self, on_append: Callable[[str, int], Awaitable[None]]) -> None:
+        """Call ``on_append(game_id, version)`` for every move any replica appends.
+
+        Runs until the store is closed or the task is cancelled. After a lost connection
+        it reconnects and reports every game changed while it was away, so no move is
+        missed for long.
+        """
+        heard_at: float | None = None  # when we last knew we were listening
+        attempt = 0
+        while not self._closed:
+            try:
+                await self._open()
+                conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+            except (psycopg.Error, StoreError) as exc:
+                delay = _RECONNECT_SECONDS[min(attempt, len(_RECONNECT_SECONDS) - 1)]
+                attempt += 1
+                _log.warning("store_listen_retry", error=str(exc), retry_in=delay)
+                await asyncio.sleep(delay)
+                continue
+            self._listener = conn
+            try:
+                async with conn:
+                    await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
+                    if heard_at is not None:
+                        await self._report_changed_since(conn, heard_at - 5.0, on_append)
+                    attempt = 0
+                    heard_at = time.time()
+                    async for note in conn.notifies():
+                        heard_at = time.time()
+                        version, _, game_id = note.payload.partition(" ")
+                        try:
+                            await on_append(game_id, int(version))
+                        except Exception as exc:  # one game's trouble must not stop the rest
+                            _log.warning("store_listen_callback", game_id=game_id, error=str(exc))
+            except psycopg.Error as exc:
+                if self._closed:
+                    break
+                _log.warning("store_listen_lost", error=str(exc))
+                await asyncio.sleep(_RECONNECT_SECONDS[0])
+            finally:
+                self._listener = None
+
+    async def _report_changed_since(
+        self,
+        conn: psycopg.AsyncConnection,
+        since: float,
+        on_append: Callable[[str, int], Awaitable[None]],
+    ) -> None:
+        cur = await conn.execute(
+            "SELECT game_id, version FROM tabletop_games WHERE updated_at >= %s", (since,)
+        )
+        for game_id, version in await cur.fetchall():
+            with contextlib.suppress(Exception):
+                await on_append(game_id, version)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        listener = self._listener
+        if listener is not None:
+            with contextlib.suppress(Exception):
+                await listener.cancel_safe()
+        await self._pool.close()
