@@ -9,8 +9,16 @@ STAMP := $(VENV)/.installed
 GEN := gen
 PROTOS := $(shell find protos -name '*.proto')
 GEN_STAMP := $(GEN)/.stamp
+comma := ,
 
 .PHONY: help run test soak lint format protos golden bench clean
+.PHONY: load bench-report
+.PHONY: fuzz faults
+.PHONY: images base-image manifests test-postgres
+
+# The image every service image builds on: python:3.11-slim, or `local` for the offline
+# Debian base that scripts/base-image.sh makes (no container registry needed).
+BASE_IMAGE ?= python:3.11-slim
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -41,6 +49,18 @@ test: $(GEN_STAMP) ## run the tests
 soak: $(GEN_STAMP) ## the random-play tests with 1,000 games per configuration
 	TABLETOP_RANDOM_GAMES=1000 $(PY) -m pytest -n 2 -q tests -k "random"
 
+# How long `make fuzz` and `make faults` run, in whole seconds.
+FUZZ_SECONDS ?= 600
+FAULT_SECONDS ?= 600
+
+fuzz: $(GEN_STAMP) ## fuzz every RPC of every service, FUZZ_SECONDS long (default 600)
+	TABLETOP_FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -n 2 -q tests/reliability/test_fuzz.py \
+		--timeout=$$(( $(FUZZ_SECONDS) + 600 ))
+
+faults: $(GEN_STAMP) ## kill, pause and restart processes under load, FAULT_SECONDS long
+	TABLETOP_FAULT_SECONDS=$(FAULT_SECONDS) $(PY) -m pytest -q tests/reliability/test_faults.py \
+		--timeout=$$(( $(FAULT_SECONDS) + 900 ))
+
 golden: $(GEN_STAMP) ## rewrite the golden playthroughs (review the diff)
 	TABLETOP_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests -k golden
 
@@ -53,8 +73,50 @@ format: $(STAMP) ## format the Python code
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-bench: $(GEN_STAMP) ## benchmarks: print figures, write bench/results/
-	$(PY) -m bench
+# The load and bench extras are installed on demand, so `make test` stays lean.
+LOAD_STAMP := $(VENV)/.installed-load
+BENCH_STAMP := $(VENV)/.installed-bench
+
+$(LOAD_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,load]'
+	@touch $@
+
+$(BENCH_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	@touch $@
+
+GAME ?= channeling
+TARGET ?= 127.0.0.1:50051
+USERS ?= 32
+SPAWN_RATE ?= $(USERS)
+DURATION ?= 60s
+
+load: $(GEN_STAMP) $(LOAD_STAMP) ## Locust, headless: GAME=channeling TARGET=127.0.0.1:50051 USERS=32 DURATION=60s
+	@mkdir -p bench/results
+	$(VENV)/bin/locust -f bench/locustfile.py --headless --host $(TARGET) --game $(GAME) \
+		-u $(USERS) -r $(SPAWN_RATE) --run-time $(DURATION) --only-summary \
+		--csv bench/results/load-$(subst $(comma),-,$(GAME)) \
+		--html bench/results/load-$(subst $(comma),-,$(GAME)).html
+
+BENCH_ARGS ?=
+
+bench: $(GEN_STAMP) $(BENCH_STAMP) ## benchmarks: print a table, write bench/results/ (BENCH_ARGS=--quick)
+	$(PY) -m bench $(BENCH_ARGS)
+
+bench-report: $(STAMP) ## rewrite the figures in BENCHMARKS.md from bench/results/latest.json
+	$(PY) -m bench report
+
+base-image: ## the offline base image: Debian bookworm with python3, from the apt mirror
+	bash scripts/base-image.sh
+
+images: $(STAMP) ## one image per game service and the gateway (BASE_IMAGE=local: offline)
+	$(PY) -m deploy.images --base $(BASE_IMAGE)
+
+manifests: $(STAMP) ## rewrite deploy/k8s from services/registry.py (commit the result)
+	$(PY) -m deploy.k8s.generate
+
+test-postgres: $(GEN_STAMP) ## store and two-replica tests on a throwaway local PostgreSQL
+	pg=$$(bash scripts/postgres.sh start) && eval "$$pg" && $(PY) -m pytest -q tests/kit
 
 clean: ## remove generated code, caches and the virtual environment
 	rm -rf $(GEN) $(VENV) .pytest_cache .ruff_cache .hypothesis
