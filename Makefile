@@ -44,7 +44,7 @@ run: $(GEN_STAMP) ## start every game service and the gateway on the embedded st
 	$(PY) -m services.run
 
 test: $(GEN_STAMP) ## run the tests
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 -q -p tests.reliability.figures
 
 soak: $(GEN_STAMP) ## the random-play tests with 1,000 games per configuration
 	TABLETOP_RANDOM_GAMES=1000 $(PY) -m pytest -n 2 -q tests -k "random"
