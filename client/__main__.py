@@ -48,9 +48,11 @@ class Game:
         metadata = [("authorization", f"Bearer {token}")] if token else None
         return getattr(self.stub, method)(request, metadata=metadata, timeout=30)
 
-    def watch(self, game_id: str, token: str | None, from_version: int = 0) -> Any:
+    def watch(self, game_id: str, token: str | None, from_version: int | None = None) -> Any:
         metadata = [("authorization", f"Bearer {token}")] if token else None
-        request = self.pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+        request = self.pb2.WatchGameRequest(game_id=game_id)
+        if from_version is not None:
+            request.from_version = from_version
         return self.stub.WatchGame(request, metadata=metadata)
 
 
@@ -246,7 +248,9 @@ def main(argv: list[str] | None = None) -> None:
     p = game_command("play", "submit a move by number or text")
     p.add_argument("move")
     p = game_command("watch", "follow a game")
-    p.add_argument("--from-version", type=int, default=0)
+    p.add_argument(
+        "--from-version", type=int, default=None, help="the last version seen: resume after it"
+    )
     game_command("history", "the moves so far")
     p = game_command("bot", "play random legal moves to the end", game_id=False)
     p.add_argument("game", nargs="?", default=None, help="game id (none: a new game, all seats)")

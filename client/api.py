@@ -110,10 +110,13 @@ class GameClient:
         self,
         game_id: str,
         token: str | None = None,
-        from_version: int = 0,
+        from_version: int | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[Any]:
-        request = self.pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+        """The view, then every move; or, from a version seen, the turns after it first."""
+        request = self.pb2.WatchGameRequest(game_id=game_id)
+        if from_version is not None:
+            request.from_version = from_version
         return self._method("WatchGame", streaming=True)(
             request, metadata=bearer(token), timeout=timeout
         )

@@ -485,26 +485,24 @@ class GameManager:
         watcher.queue.put_nowait(error)
 
     async def watch(
-        self, game_id: str, seat_token: str | None, from_version: int
+        self, game_id: str, seat_token: str | None, from_version: int | None
     ) -> AsyncIterator[WatchItem]:
-        """The view now (or the turns after ``from_version``), then every new turn."""
+        """The view now (``from_version`` None), or the turns after ``from_version``; then
+        every new turn."""
         async with self.locked(game_id) as game:
             seat = auth.seat_of(seat_token, game.record.token_hashes)
-            if from_version < 0 or from_version > game.version:
+            if from_version is not None and not 0 <= from_version <= game.version:
                 raise VersionOutOfRange(f"from_version must be 0..{game.version}")
-            backlog: list[WatchItem]
             snap = self.snapshot(game, seat)
-            if from_version == 0:
-                backlog = [WatchItem(None, snap)]
-            else:
+            backlog: list[WatchItem] = []
+            if from_version is not None and from_version < game.version:
                 missed = [m for m in game.recent if m.version > from_version]
                 if not missed or missed[0].version != from_version + 1:
                     missed = await self._moves(game_id, from_version, None)
                 backlog = [WatchItem(self.turn_for(m, seat), None) for m in missed]
-                if backlog:
-                    backlog[-1] = WatchItem(backlog[-1].turn, snap)
-                else:
-                    backlog = [WatchItem(None, snap)]
+                backlog[-1] = WatchItem(backlog[-1].turn, snap)
+            else:
+                backlog = [WatchItem(None, snap)]
             watcher = _Watcher(seat, asyncio.Queue(), self.watch_queue_limit)
             game.watchers.append(watcher)
         return self._stream(game, watcher, backlog)

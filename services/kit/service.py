@@ -183,7 +183,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         try:
             request = parse(pb2.WatchGameRequest, request)
             game_id = _game_id(request)
-            stream = await manager.watch(game_id, _token(context), request.from_version)
+            resume = request.from_version if request.HasField("from_version") else None
+            stream = await manager.watch(game_id, _token(context), resume)
             async for item in stream:
                 response = pb2.WatchGameResponse()
                 if item.turn is not None:

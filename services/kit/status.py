@@ -23,6 +23,7 @@ _CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (rules.IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
     (rules.GameOver, grpc.StatusCode.FAILED_PRECONDITION),
     (rules.NotYourDecision, grpc.StatusCode.PERMISSION_DENIED),
+    (rules.EngineError, grpc.StatusCode.FAILED_PRECONDITION),  # any other rule refusal
     (errors.GameNotFound, grpc.StatusCode.NOT_FOUND),
     (errors.StaleVersion, grpc.StatusCode.ABORTED),
     (errors.RequestIdReused, grpc.StatusCode.INVALID_ARGUMENT),

@@ -326,3 +326,15 @@ async def test_views_and_errors_never_carry_the_seed(svc):
     for message in (client.pb2.View, client.pb2.GetGameResponse):
         names = {f.name for f in message.DESCRIPTOR.fields}
         assert not names & {"seed", "rng", "deck", "deck_order"}
+
+
+async def test_a_watcher_that_saw_only_version_0_resumes_with_every_turn(svc):
+    running, client, _ = svc
+    game = await client.create(players_for(running.name), seed=14)
+    await client.play_random(game, random.Random(6), max_moves=100_000)
+    final = (await client.get(game.game_id)).game.version
+    stream = client.watch(game.game_id, None, from_version=0)
+    got = [await stream.read() for _ in range(final)]
+    stream.cancel()
+    assert [u.turn.version for u in got] == list(range(1, final + 1))
+    assert got[-1].HasField("view") and got[-1].game.version == final
