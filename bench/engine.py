@@ -1,7 +1,10 @@
 """Engine figures: decisions a second, random games a second, decisions per game, and the
-median cost of one decision (listing the seat's legal moves, choosing, applying).
+cost of one decision (listing the seat's legal moves, choosing one, applying it), also
+by move number within a game.
 
-Pure Python in this process: what one core of a game service spends on the rules.
+Pure Python in this process: what one core of a game service spends on the rules. Games
+are seeded (seed 1, 2, ...), so two runs play the same games in the same order; the
+clock decides only how many.
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from typing import Any
 
 from services.kit.testing import choose
 
+BUCKET = 10  # decisions per point of the cost-by-move-number curve
+
 
 @dataclass
 class EngineFigures:
     game: str
     configuration: str
+    players: int
     games: int
     decisions: int
     seconds: float
@@ -26,23 +32,41 @@ class EngineFigures:
     games_per_second: float
     mean_decisions_per_game: float
     median_decision_us: float
+    p90_decision_us: float
     p99_decision_us: float
-    cost_by_move_number: list[tuple[int, float]]  # (move number bucket start, median us)
+    # (first move number of a bucket of BUCKET decisions, median us, p90 us)
+    cost_by_move_number: list[tuple[int, float, float]]
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+def configurations(engine: Any) -> list[tuple[str, int, Any]]:
+    """(label, players, options) to measure: default options at the fewest and the most
+    players the game allows."""
+    info = engine.GAME
+    counts = sorted({info.min_players, info.max_players})
+    return [(f"{n} players", n, info.options_type()) for n in counts]
+
+
 def measure(
-    engine: Any, players: int, options: Any, configuration: str, seconds: float, seed: int = 1
+    engine: Any,
+    players: int,
+    options: Any,
+    configuration: str,
+    seconds: float,
+    seed: int = 1,
+    min_games: int = 1,
 ) -> EngineFigures:
-    """Play seeded random games for about ``seconds``; time every decision."""
+    """Play seeded random games for about ``seconds`` (at least ``min_games``); time
+    every decision. Rates are per second of wall time (dealing and the end checks
+    included); costs are of the decisions alone."""
     costs: list[int] = []
     by_move: dict[int, list[int]] = {}
     games = decisions = 0
-    started = time.perf_counter()
     clock = time.perf_counter_ns
-    while time.perf_counter() - started < seconds or games == 0:
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds or games < min_games:
         state = engine.new_game(seed + games, players, options)
         rng = random.Random(seed + games)
         number = 0
@@ -52,23 +76,35 @@ def measure(
             engine.apply(state, seat, move)
             cost = clock() - t0
             costs.append(cost)
-            by_move.setdefault(number // 10 * 10, []).append(cost)
+            by_move.setdefault(number // BUCKET * BUCKET, []).append(cost)
             number += 1
         decisions += number
         games += 1
     elapsed = time.perf_counter() - started
     costs.sort()
-    curve = [(k, statistics.median(v) / 1000) for k, v in sorted(by_move.items()) if len(v) >= 5]
+    curve = [
+        (k, round(statistics.median(v) / 1000, 2), round(_percentile(sorted(v), 0.9) / 1000, 2))
+        for k, v in sorted(by_move.items())
+        if len(v) >= 5
+    ]
     return EngineFigures(
         game=engine.GAME.name,
         configuration=configuration,
+        players=players,
         games=games,
         decisions=decisions,
         seconds=round(elapsed, 3),
         decisions_per_second=round(decisions / elapsed, 1),
         games_per_second=round(games / elapsed, 2),
         mean_decisions_per_game=round(decisions / games, 1),
-        median_decision_us=round(costs[len(costs) // 2] / 1000, 2),
-        p99_decision_us=round(costs[int(len(costs) * 0.99)] / 1000, 2),
+        median_decision_us=round(_percentile(costs, 0.5) / 1000, 2),
+        p90_decision_us=round(_percentile(costs, 0.9) / 1000, 2),
+        p99_decision_us=round(_percentile(costs, 0.99) / 1000, 2),
         cost_by_move_number=curve,
     )
+
+
+def _percentile(ordered: list[int] | list[float], q: float) -> float:
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]

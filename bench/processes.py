@@ -1,18 +1,35 @@
-"""Start the processes a benchmark measures: a game service, the gateway, the echo server."""
+"""Start the processes a benchmark measures: a game service, the gateway, the echo server,
+Envoy; and read what they cost (resident memory, CPU time) from /proc."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
+import platform
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Running:
+    """A started process: where it listens and its pid (for /proc figures)."""
+
+    address: str
+    pid: int
+    log: Path
+
+    def rss_bytes(self) -> int:
+        return rss_bytes(self.pid)
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.pid)
 
 
 def free_port() -> int:
@@ -21,31 +38,40 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_line(popen: subprocess.Popen, log: Path, marker: str, timeout: float = 30) -> None:
+def _wait_for_line(popen: subprocess.Popen, log: Path, marker: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if marker in log.read_text(errors="replace"):
             return
         if popen.poll() is not None:
-            raise RuntimeError(f"process exited: {log.read_text()[-2000:]}")
+            raise RuntimeError(f"process exited: {log.read_text(errors='replace')[-2000:]}")
         time.sleep(0.05)
-    raise RuntimeError(f"not ready in {timeout}s: {log.read_text()[-2000:]}")
+    raise RuntimeError(f"not ready in {timeout}s: {log.read_text(errors='replace')[-2000:]}")
 
 
 @contextlib.contextmanager
-def process(module: str, env: dict[str, str], workdir: Path, marker: str) -> Iterator[None]:
-    log = workdir / f"{module.replace('.', '_')}-{time.time_ns()}.log"
+def process(
+    argv: Sequence[str],
+    env: dict[str, str],
+    workdir: Path,
+    marker: str,
+    address: str,
+    timeout: float = 60,
+) -> Iterator[Running]:
+    """Run ``argv`` until the block ends; ready once ``marker`` shows in its output."""
+    name = Path(argv[-1]).name.replace(".", "_")
+    log = workdir / f"{name}-{time.time_ns()}.log"
     with log.open("wb") as handle:
         popen = subprocess.Popen(
-            [sys.executable, "-u", "-m", module],
+            list(argv),
             cwd=ROOT,
             env={**os.environ, **env},
             stdout=handle,
             stderr=subprocess.STDOUT,
         )
     try:
-        _wait_for_line(popen, log, marker)
-        yield
+        _wait_for_line(popen, log, marker, timeout)
+        yield Running(address, popen.pid, log)
     finally:
         popen.terminate()
         try:
@@ -55,10 +81,17 @@ def process(module: str, env: dict[str, str], workdir: Path, marker: str) -> Ite
             popen.wait()
 
 
+def python_module(module: str) -> list[str]:
+    return [sys.executable, "-u", "-m", module]
+
+
 @contextlib.contextmanager
 def game_service(
     name: str, workdir: Path, store_url: str | None = None, **env: str
-) -> Iterator[str]:
+) -> Iterator[Running]:
+    """``python -m services.<name>`` on a free port with seeds allowed, otherwise as
+    deployed: the access log on (to a file here) and the default store, SQLite with
+    synchronous=FULL, in ``workdir``. ``env`` overrides any setting."""
     port = free_port()
     settings = {
         "TABLETOP_HOST": "127.0.0.1",
@@ -67,14 +100,25 @@ def game_service(
         "TABLETOP_STORE_URL": store_url or f"sqlite:///{workdir}/{name}-{port}.db",
         "TABLETOP_ALLOW_SEED": "true",
         "TABLETOP_MAX_CONNECTION_AGE_SECONDS": "0",
+        "TABLETOP_MAX_GAMES": "0",
         **env,
     }
-    with process(f"services.{name}", settings, workdir, '"event": "serving"'):
-        yield f"127.0.0.1:{port}"
+    with process(
+        python_module(f"services.{name}"),
+        settings,
+        workdir,
+        '"event": "serving"',
+        f"127.0.0.1:{port}",
+    ) as running:
+        yield running
 
 
 @contextlib.contextmanager
-def gateway(routes: dict[str, str], workdir: Path, **env: str) -> Iterator[str]:
+def gateway(routes: dict[str, str], workdir: Path, **env: str) -> Iterator[Running]:
+    """``python -m gateway`` routing only ``routes`` (game -> address), as deployed but
+    with no per-client rate limit (every benchmark call comes from one address)."""
+    from services import registry
+
     port = free_port()
     settings = {
         "TABLETOP_HOST": "127.0.0.1",
@@ -82,24 +126,47 @@ def gateway(routes: dict[str, str], workdir: Path, **env: str) -> Iterator[str]:
         "TABLETOP_METRICS_PORT": str(free_port()),
         "TABLETOP_RATE_PER_CLIENT": "0",
         "TABLETOP_STREAMS_PER_CLIENT": "0",
+        # Every other game is not routed, so health checks go only where there is a backend.
+        **{f"TABLETOP_ROUTE_{name.upper()}": "" for name in registry.names()},
         **{f"TABLETOP_ROUTE_{name.upper()}": address for name, address in routes.items()},
         **env,
     }
-    with process("gateway", settings, workdir, '"event": "serving"'):
-        yield f"127.0.0.1:{port}"
+    with process(
+        python_module("gateway"), settings, workdir, '"event": "serving"', f"127.0.0.1:{port}"
+    ) as running:
+        yield running
 
 
 @contextlib.contextmanager
-def echo(workdir: Path) -> Iterator[str]:
+def echo(workdir: Path) -> Iterator[Running]:
     port = free_port()
-    with process("bench.echo", {"BENCH_PORT": str(port)}, workdir, "serving port="):
-        yield f"127.0.0.1:{port}"
+    with process(
+        python_module("bench.echo"),
+        {"BENCH_PORT": str(port)},
+        workdir,
+        "serving port=",
+        f"127.0.0.1:{port}",
+    ) as running:
+        yield running
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of a process (VmRSS), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
 
 
 def machine() -> dict[str, object]:
-    """What the figures were measured on."""
-    import platform
-
+    """What the figures were measured on, and how busy it was when they were."""
     info: dict[str, object] = {
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -113,8 +180,9 @@ def machine() -> dict[str, object]:
     with contextlib.suppress(OSError):
         mem = Path("/proc/meminfo").read_text().split()[1]
         info["memory_gib"] = round(int(mem) / 1024 / 1024, 1)
+    with contextlib.suppress(Exception):
+        import grpc
+
+        info["grpcio"] = grpc.__version__
+    info["load_average_at_start"] = [round(x, 2) for x in os.getloadavg()]
     return info
-
-
-def dumps(data: object) -> str:
-    return json.dumps(data, indent=2, sort_keys=True)

@@ -282,8 +282,12 @@ class GameManager:
 
     # --- reading ----------------------------------------------------------------------
 
-    def snapshot(self, game: LiveGame, seat: int | None) -> Snapshot:
-        """The game at its current version as ``seat`` sees it. Call with the lock held."""
+    def snapshot(self, game: LiveGame, seat: int | None, *, with_view: bool = True) -> Snapshot:
+        """The game at its current version as ``seat`` sees it. Call with the lock held.
+
+        ``with_view=False`` leaves ``view`` None, for answers that carry only the header
+        (ListMoves, GetHistory): the seat's view is the costliest part to build.
+        """
         record = game.record
         return Snapshot(
             game_id=record.game_id,
@@ -296,7 +300,7 @@ class GameManager:
             created_at=record.created_at,
             updated_at=game.updated_at,
             viewer=seat,
-            view=self.engine.view(game.state, seat),
+            view=self.engine.view(game.state, seat) if with_view else None,
         )
 
     async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:
@@ -310,7 +314,7 @@ class GameManager:
         async with self.locked(game_id) as game:
             seat = auth.seat_of(seat_token, game.record.token_hashes)
             moves = [] if seat is None else self.engine.legal_moves(game.state, seat)
-            return self.snapshot(game, seat), moves, seat
+            return self.snapshot(game, seat, with_view=False), moves, seat
 
     def turn_for(self, move: MoveRecord, seat: int | None) -> Turn:
         """A logged move as ``seat`` may see it: its visible events, and the move itself
@@ -331,7 +335,7 @@ class GameManager:
     ) -> tuple[Snapshot, list[Turn]]:
         async with self.locked(game_id) as game:
             seat = auth.seat_of(seat_token, game.record.token_hashes)
-            snap = self.snapshot(game, seat)
+            snap = self.snapshot(game, seat, with_view=False)
         if after < 0 or after > snap.version:
             raise VersionOutOfRange(f"from_version must be 0..{snap.version}")
         moves = await self._moves(game_id, after, limit)

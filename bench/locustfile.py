@@ -1,0 +1,129 @@
+"""Locust load test for any game service, directly or through the gateway.
+
+Each simulated user plays whole games of one kind, every seat, with random legal moves,
+as a real client does: ``CreateGame``, then per decision ``ListMoves`` and
+``SubmitMove`` with one of the listed moves; at the end a new game. Every call is
+reported to Locust per RPC method (``ChannelingService/SubmitMove``) with its time and
+status; each finished game is reported too (request type ``game``; its "response time"
+is the whole game, its "size" the number of moves).
+
+gRPC is made gevent-friendly the way Locust's gRPC guide does it
+(``grpc.experimental.gevent.init_gevent()`` before any channel exists), with one
+channel per user and an interceptor that fires Locust's request events.
+
+    make load GAME=channeling TARGET=127.0.0.1:50051 USERS=32 DURATION=60s   # headless
+    .venv/bin/locust -f bench/locustfile.py --host 127.0.0.1:50051 --game glow  # web UI :8089
+
+``--host`` is ``host:port`` (no scheme): the gateway (50051 with ``make run``) or a game
+service itself. ``--game`` is a game of services/registry.py, a comma list, or ``all``
+(users are spread over them; ``all`` needs the gateway). ``--players`` (default: the
+game's fewest) and ``--think-time`` (seconds between one user's decisions, default 0)
+shape the load. Distributed: ``--master`` here, ``--worker --master-host HOST`` on
+every load machine (or ``--processes -1`` for one worker per core on this one).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+from pathlib import Path
+
+import grpc
+import grpc.experimental.gevent as grpc_gevent
+from locust import User, events, task  # importing Locust patches the standard library
+
+grpc_gevent.init_gevent()  # after that patching, before any gRPC object exists
+
+ROOT = Path(__file__).resolve().parent.parent
+for path in (ROOT / "gen", ROOT):  # workers may start anywhere: find the project
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from bench.play import GamePlayer, ReportingInterceptor  # noqa: E402
+from services import registry  # noqa: E402
+
+
+@events.init_command_line_parser.add_listener
+def _arguments(parser) -> None:
+    parser.add_argument(
+        "--game",
+        default="channeling",
+        env_var="TABLETOP_LOAD_GAME",
+        help=f"game to play: one of {', '.join(registry.names())}, a comma list, or all",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=0,
+        env_var="TABLETOP_LOAD_PLAYERS",
+        help="players per game (default: the game's fewest)",
+    )
+    parser.add_argument(
+        "--think-time",
+        type=float,
+        default=0.0,
+        env_var="TABLETOP_LOAD_THINK_TIME",
+        help="seconds a user waits between its decisions (default 0: as fast as it can)",
+    )
+
+
+def games_of(option: str) -> list[str]:
+    if option.strip() == "all":
+        return registry.names()
+    names = [g.strip() for g in option.split(",") if g.strip()]
+    for name in names:
+        registry.by_name(name)  # a clear error for a game that is not in the list
+    return names
+
+
+@events.init.add_listener
+def _check_games(environment, **_kwargs) -> None:
+    options = environment.parsed_options
+    if options is not None:
+        try:
+            games_of(options.game)
+        except KeyError as exc:
+            raise SystemExit(f"--game {options.game}: {exc.args[0]}") from None
+
+
+_numbers = itertools.count()
+
+
+class GameUser(User):
+    """One client playing games to the end, every seat, one decision per task."""
+
+    host = "127.0.0.1:50051"
+
+    def wait_time(self) -> float:
+        return self.environment.parsed_options.think_time
+
+    def on_start(self) -> None:
+        options = self.environment.parsed_options
+        games = games_of(options.game)
+        game = games[next(_numbers) % len(games)]
+        self._channel = grpc.insecure_channel(self.host)
+        channel = grpc.intercept_channel(
+            self._channel, ReportingInterceptor(self.environment.events.request.fire)
+        )
+        self.player = GamePlayer(game, channel, random.Random(), options.players)
+
+    @task
+    def decide(self) -> None:
+        try:
+            done = self.player.step()
+        except grpc.RpcError:
+            return  # reported by the interceptor; the player starts another game
+        if done is not None:
+            self.environment.events.request.fire(
+                request_type="game",
+                name=f"{self.player.game}: played to the end",
+                response_time=done.seconds * 1000,
+                response_length=done.moves,
+                response=None,
+                context={},
+                exception=None,
+            )
+
+    def on_stop(self) -> None:
+        self._channel.close()

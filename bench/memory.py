@@ -1,0 +1,164 @@
+"""Memory: the resident size of one game service holding N live games, and what one live
+game costs.
+
+Two measures, because each misses something the other sees:
+
+- **Resident size (RSS)** of a real ``python -m services.<game>`` process, read from
+  /proc before and after creating N games over gRPC (default 10,000): what a pod's
+  memory limit must hold, allocator overhead included. Games are fresh (version 0).
+- **Python heap per live game** (tracemalloc, in this process): the game manager's
+  share of one game at its start and half-way through (the state, the request ids and
+  recent turns kept for watchers), with a store that keeps nothing, so only the live
+  game is counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+import tracemalloc
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from bench import processes
+from bench.stores import EngineScripts
+from client.api import GameClient
+from services import registry
+from services.kit.games import GameManager
+from services.kit.store import GameRecord, MoveRecord
+
+
+@dataclass
+class ServiceMemory:
+    game: str
+    live_games: int
+    rss_before_mib: float
+    rss_after_mib: float
+    per_game_bytes: int
+    create_seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class HeapShare:
+    game: str
+    games: int
+    at_start_bytes: int
+    mid_game_bytes: int
+    mid_game_decisions: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+async def service_rss(
+    name: str, workdir: Path, count: int = 10_000, concurrency: int = 32, warm: int = 200
+) -> ServiceMemory:
+    """RSS of one service process before and after ``count`` CreateGame calls."""
+    players = registry.by_name(name).engine().GAME.min_players
+    # synchronous=normal: the store's durability is not what is measured here.
+    store = f"sqlite:///{workdir}/{name}-memory.db?synchronous=normal"
+    with processes.game_service(name, workdir, store, TABLETOP_ACCESS_LOG="false") as service:
+        async with grpc.aio.insecure_channel(service.address) as channel:
+            client = GameClient(name, channel)
+
+            async def create(n: int) -> None:
+                async def worker(share: int) -> None:
+                    for _ in range(share):
+                        await client.create(players)
+
+                shares = [n // concurrency + (i < n % concurrency) for i in range(concurrency)]
+                await asyncio.gather(*(worker(s) for s in shares if s))
+
+            await create(warm)  # imports, caches and pools are warm before the first figure
+            await asyncio.sleep(0.5)
+            before = service.rss_bytes()
+            started = time.perf_counter()
+            await create(count)
+            took = time.perf_counter() - started
+            await asyncio.sleep(0.5)
+            after = service.rss_bytes()
+    return ServiceMemory(
+        game=name,
+        live_games=count,
+        rss_before_mib=round(before / 2**20, 1),
+        rss_after_mib=round(after / 2**20, 1),
+        per_game_bytes=round((after - before) / count),
+        create_seconds=round(took, 2),
+    )
+
+
+class DiscardStore:
+    """A store that keeps nothing: the heap measured is the live games' alone."""
+
+    url = "discard://"
+
+    def __init__(self) -> None:
+        self.versions: dict[str, int] = {}
+
+    async def create(self, game: GameRecord) -> None:
+        return None
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        return None
+
+    async def moves(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[MoveRecord]:
+        return []
+
+    async def append(self, game_id: str, move: MoveRecord) -> None:
+        return None
+
+    async def delete_finished_before(self, timestamp: float, game_type: str = "") -> list[str]:
+        return []
+
+    async def count_active(self, game_type: str = "") -> int:
+        return 0
+
+    async def close(self) -> None:
+        return None
+
+
+async def heap_share(name: str, games: int = 300) -> HeapShare:
+    """tracemalloc's count of one live game, fresh and half-way through its moves."""
+    scripts = EngineScripts(name, count=min(games, 64))
+    manager = GameManager(
+        scripts.engine, DiscardStore(), allow_seed=True, max_games=0, max_live_games=games + 1
+    )
+    plays = [scripts.next() for _ in range(games)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        created = []
+        for seed, moves in plays:
+            game, tokens = await manager.create(scripts.players, scripts.options, seed)
+            created.append((game.record.game_id, tokens, moves))
+        gc.collect()
+        at_start = tracemalloc.get_traced_memory()[0] - base
+        decisions = 0
+        for game_id, tokens, moves in created:
+            half = moves[: len(moves) // 2]
+            for version, (seat, move) in enumerate(half):
+                await manager.submit(
+                    game_id, tokens[seat], lambda m=move: m, version, f"r{version}"
+                )
+            decisions += len(half)
+        gc.collect()
+        mid_game = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    return HeapShare(
+        game=name,
+        games=games,
+        at_start_bytes=round(at_start / games),
+        mid_game_bytes=round(mid_game / games),
+        mid_game_decisions=round(decisions / games, 1),
+    )
