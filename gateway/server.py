@@ -143,9 +143,16 @@ def create_gateway(
     drain = Drain()
     server = grpc.aio.server(
         interceptors=[
-            ObservingInterceptor(REQUESTS, LATENCY, IN_FLIGHT, access_log=access_log),
-            drain,
-            ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
+            ObservingInterceptor(
+                REQUESTS,
+                LATENCY,
+                IN_FLIGHT,
+                access_log=access_log,
+                guards=(
+                    drain,
+                    ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
+                ),
+            ),
         ],
         options=server_options(max_message_bytes, max_connection_age),
     )

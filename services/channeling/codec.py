@@ -61,9 +61,19 @@ def move_to_proto(move: engine.Move) -> pb.Move:
     return pb.Move(fill_gap=pb.FillGap(cell=board.name(move.cell)))
 
 
-def _card(card_id: int) -> pb.Card:
-    card = CARD_BY_ID[card_id]
-    return pb.Card(id=card.id, vigor=card.vigor, splendor=card.splendor)
+_CARDS = {
+    card_id: pb.Card(id=c.id, vigor=c.vigor, splendor=c.splendor)
+    for card_id, c in CARD_BY_ID.items()
+}
+
+
+def _cell_message(cell: engine.CellView) -> pb.Cell:
+    message = pb.Cell(cell=cell.cell, light_cubes=cell.light_cubes, dark_cubes=cell.dark_cubes)
+    if cell.card is not None:
+        message.card.CopyFrom(_CARDS[cell.card])
+    if cell.druid is not None:
+        message.druid = cell.druid
+    return message
 
 
 def view_to_proto(view: engine.View) -> pb.View:
@@ -78,24 +88,19 @@ def view_to_proto(view: engine.View) -> pb.View:
         col_glyphs=view.col_glyphs,
         deck_count=view.deck_count,
         gaps=view.gaps,
+        cells=[_cell_message(c) for c in view.cells],
+        players=[
+            pb.Player(
+                hand=seat.hand,
+                played=seat.played,
+                supply=seat.supply,
+                acquired=[_CARDS[c] for c in seat.acquired],
+                overchanneling=seat.overchanneling,
+                splendor=seat.splendor,
+            )
+            for seat in view.seats
+        ],
     )
-    for cell in view.cells:
-        out = message.cells.add(
-            cell=cell.cell, light_cubes=cell.light_cubes, dark_cubes=cell.dark_cubes
-        )
-        if cell.card is not None:
-            out.card.CopyFrom(pb.Card(id=cell.card, vigor=cell.vigor, splendor=cell.splendor))
-        if cell.druid is not None:
-            out.druid = cell.druid
-    for seat in view.seats:
-        message.players.add(
-            hand=seat.hand,
-            played=seat.played,
-            supply=seat.supply,
-            acquired=[_card(c) for c in seat.acquired],
-            overchanneling=seat.overchanneling,
-            splendor=seat.splendor,
-        )
     if view.end_triggered_by is not None:
         message.end_triggered_by = view.end_triggered_by
     return message

@@ -43,7 +43,9 @@ from services.kit.store import (
     VersionConflict,
 )
 
-RECENT_TURNS = 64  # kept in memory per game for watchers that resume a little behind
+# Turns kept in memory per game, for watchers that resume a little behind and for retried
+# request ids; older ones are read from the log. Few, because every live game pays for them.
+RECENT_TURNS = 8
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,9 @@ class LiveGame:
     watchers: list[_Watcher] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     broken: bool = False  # dropped after a failed append; callers reload
+    # Views built at ``views_version``, by seat: a reply and the watchers of one seat share one.
+    views: dict[int | None, Any] = field(default_factory=dict)
+    views_version: int = -1
 
 
 class NullMetrics:
@@ -289,6 +294,14 @@ class GameManager:
         (ListMoves, GetHistory): the seat's view is the costliest part to build.
         """
         record = game.record
+        view = None
+        if with_view:
+            if game.views_version != game.version:
+                game.views.clear()
+                game.views_version = game.version
+            view = game.views.get(seat)
+            if view is None:
+                view = game.views[seat] = self.engine.view(game.state, seat)
         return Snapshot(
             game_id=record.game_id,
             game_type=record.game_type,
@@ -300,7 +313,7 @@ class GameManager:
             created_at=record.created_at,
             updated_at=game.updated_at,
             viewer=seat,
-            view=self.engine.view(game.state, seat) if with_view else None,
+            view=view,
         )
 
     async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:

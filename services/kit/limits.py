@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,6 @@ from prometheus_client import Counter
 from services.kit import status
 
 MAX_TRACKED = 100_000  # clients remembered; the least recently seen are forgotten
-EXEMPT = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 
 
 def client_of(peer: str | None) -> str:
@@ -158,7 +157,9 @@ class Limits:
     max_message_bytes: int = 1024 * 1024
 
 
-class ClientLimits(grpc.aio.ServerInterceptor):
+class ClientLimits:
+    """A guard of the server's interceptor (see services.kit.interceptor.Guard)."""
+
     def __init__(self, limits: Limits, limited: Counter) -> None:
         self.limits = limits
         self.rate = RateLimiter(limits.rate_per_client, limits.burst_per_client)
@@ -187,7 +188,10 @@ class ClientLimits(grpc.aio.ServerInterceptor):
             status.status_for(grpc.StatusCode.RESOURCE_EXHAUSTED, message, reason, metadata),
         )
 
-    async def _admit(self, context: grpc.aio.ServicerContext) -> str:
+    async def admit(
+        self, request: Any, context: grpc.aio.ServicerContext, streaming: bool
+    ) -> tuple[str, bool]:
+        """Refuse the call if a limit says so; else the ticket (client, holds a stream)."""
         client = self.client(context)
         blocked = self.auth.blocked_for(client)
         if blocked:
@@ -197,62 +201,23 @@ class ClientLimits(grpc.aio.ServerInterceptor):
         wait = self.rate.acquire(client)
         if wait:
             await self._refuse(context, "rate_per_client", "too many calls; slow down", wait)
-        return client
-
-    async def _check_size(self, request: Any, context: grpc.aio.ServicerContext) -> None:
         limit = self.limits.max_message_bytes
         if limit and isinstance(request, bytes) and len(request) > limit:
             await self._refuse(
                 context, "max_message_bytes", f"the request is over {limit} bytes", None
             )
+        if streaming and not self.streams.try_open(client):
+            await self._refuse(
+                context,
+                "streams_per_client",
+                f"at most {self.streams.limit} open streams per client",
+                None,
+            )
+        return client, streaming
 
-    def _after(self, client: str, context: grpc.aio.ServicerContext) -> None:
+    def release(self, ticket: tuple[str, bool], context: grpc.aio.ServicerContext) -> None:
+        client, stream = ticket
+        if stream:
+            self.streams.close(client)
         if context.code() == grpc.StatusCode.UNAUTHENTICATED:
             self.auth.record(client)
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None or details.method.startswith(EXEMPT):
-            return handler
-        limits = self
-
-        if handler.unary_unary is not None:
-            inner = handler.unary_unary
-
-            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                client = await limits._admit(context)
-                await limits._check_size(request, context)
-                try:
-                    return await inner(request, context)
-                finally:
-                    limits._after(client, context)
-
-            return handler._replace(unary_unary=unary_unary)
-
-        if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            async def unary_stream(
-                request: Any, context: grpc.aio.ServicerContext
-            ) -> AsyncIterator[Any]:
-                client = await limits._admit(context)
-                if not limits.streams.try_open(client):
-                    await limits._refuse(
-                        context,
-                        "streams_per_client",
-                        f"at most {limits.streams.limit} open streams per client",
-                        None,
-                    )
-                try:
-                    async for item in inner_stream(request, context):
-                        yield item
-                finally:
-                    limits.streams.close(client)
-                    limits._after(client, context)
-
-            return handler._replace(unary_stream=unary_stream)
-        return handler

@@ -151,9 +151,16 @@ def create_server(
     """A ready-to-start server for one game; returns it, the bound port and its health."""
     server = grpc.aio.server(
         interceptors=[
-            ObservingInterceptor(RPCS, RPC_LATENCY, RPC_IN_FLIGHT, access_log=access_log),
-            drain or Drain(),
-            ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
+            ObservingInterceptor(
+                RPCS,
+                RPC_LATENCY,
+                RPC_IN_FLIGHT,
+                access_log=access_log,
+                guards=(
+                    drain or Drain(),
+                    ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
+                ),
+            ),
         ],
         options=server_options(max_message_bytes, max_connection_age),
     )

@@ -125,8 +125,19 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     )
     guard = _refuse_with_status(metrics)
 
+    converted: dict[int, tuple[Any, Any]] = {}
+
     def view(snap: Snapshot) -> Any:
-        return codec.view_to_proto(snap.view)
+        # The manager shares one view object per (game version, seat); convert it once.
+        key = id(snap.view)
+        found = converted.get(key)
+        if found is not None and found[0] is snap.view:
+            return found[1]
+        message = codec.view_to_proto(snap.view)
+        if len(converted) >= 256:
+            converted.clear()
+        converted[key] = (snap.view, message)
+        return message
 
     async def create_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
         players = request.players or info.min_players  # 0: the fewest the game allows

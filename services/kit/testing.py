@@ -225,6 +225,13 @@ def view_diff(old: Any, new: Any, path: str = "") -> list[str]:
             sub = f"{path}.{f.name}" if path else f.name
             lines += view_diff(getattr(old, f.name), getattr(new, f.name), sub)
         return lines
+    fields = getattr(old, "_fields", None)  # a NamedTuple: by field name
+    if fields is not None and type(old) is type(new):
+        lines = []
+        for name in fields:
+            sub = f"{path}.{name}" if path else name
+            lines += view_diff(getattr(old, name), getattr(new, name), sub)
+        return lines
     if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
         lines = []
         for i, (a, b) in enumerate(zip(old, new, strict=True)):

@@ -7,17 +7,17 @@ each player can count from the table) and acquired cards are all on the table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from services.kit.engine import Outcome
 
 from . import board
 from .content import CARD_BY_ID, GLYPHS
 from .rules import splendor
-from .state import State, druid_at
+from .state import State
 
 
-@dataclass(frozen=True)
-class CellView:
+class CellView(NamedTuple):
     cell: str  # "b3"
     card: int | None  # card id, None for a gap
     vigor: int
@@ -27,8 +27,7 @@ class CellView:
     druid: int | None  # the seat whose Druid Token stands here
 
 
-@dataclass(frozen=True)
-class SeatView:
+class SeatView(NamedTuple):
     hand: tuple[str, ...]
     played: tuple[str, ...]
     supply: int
@@ -56,19 +55,24 @@ class View:
     outcome: Outcome | None
 
 
-def _cell(state: State, cell: int) -> CellView:
-    card_id = state.grid[cell]
-    card = CARD_BY_ID[card_id] if card_id is not None else None
-    light, dark = state.cubes[cell]
-    return CellView(
-        board.name(cell),
-        card_id,
-        card.vigor if card else 0,
-        card.splendor if card else 0,
-        light,
-        dark,
-        druid_at(state, cell),
-    )
+def _cells(state: State) -> tuple[CellView, ...]:
+    druids = {cell: seat for seat in (0, 1) for cell in state.druids[seat]}
+    cells = []
+    for cell, card_id in enumerate(state.grid):
+        card = CARD_BY_ID[card_id] if card_id is not None else None
+        light, dark = state.cubes[cell]
+        cells.append(
+            CellView(
+                board.NAMES[cell],
+                card_id,
+                card.vigor if card else 0,
+                card.splendor if card else 0,
+                light,
+                dark,
+                druids.get(cell),
+            )
+        )
+    return tuple(cells)
 
 
 def view(state: State, seat: int | None) -> View:
@@ -85,7 +89,7 @@ def view(state: State, seat: int | None) -> View:
         stationary=name(state.stationary),
         row_glyphs=tuple(GLYPHS[g] for g in state.row_glyphs),
         col_glyphs=tuple(GLYPHS[g] for g in state.col_glyphs),
-        cells=tuple(_cell(state, c) for c in board.CELLS),
+        cells=_cells(state),
         seats=tuple(
             SeatView(
                 hand=tuple(GLYPHS[g] for g in state.hands[s]),

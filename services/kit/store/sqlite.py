@@ -143,8 +143,12 @@ class SqliteStore:
                     break
                 batch.append(more)
             results = self._run_batch(conn, [op for op, _, _ in batch])
+            # One wake-up per event loop for the whole batch, not one per move.
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Any, Any]]] = {}
             for (_, future, loop), result in zip(batch, results, strict=True):
-                loop.call_soon_threadsafe(_resolve, future, result)
+                by_loop.setdefault(loop, []).append((future, result))
+            for loop, done in by_loop.items():
+                loop.call_soon_threadsafe(_resolve_all, done)
             if stop:
                 break
         conn.close()
@@ -192,14 +196,19 @@ class SqliteStore:
         await self._write(op)
 
     async def append(self, game_id: str, move: MoveRecord) -> None:
+        def duplicate(conn: sqlite3.Connection) -> DuplicateRequest | None:
+            if move.request_id is None:
+                return None
+            row = conn.execute(
+                "SELECT version FROM moves WHERE game_id = ? AND request_id = ?",
+                (game_id, move.request_id),
+            ).fetchone()
+            return None if row is None else DuplicateRequest(row[0])
+
         def op(conn: sqlite3.Connection) -> None:
-            if move.request_id is not None:
-                row = conn.execute(
-                    "SELECT version FROM moves WHERE game_id = ? AND request_id = ?",
-                    (game_id, move.request_id),
-                ).fetchone()
-                if row is not None:
-                    raise DuplicateRequest(row[0])
+            # The request id is looked up only when the write fails: a used id wins over a
+            # stale version (a retry of an applied move), and the unique index catches it
+            # on the way in otherwise. The common path is one UPDATE and one INSERT.
             changed = conn.execute(
                 "UPDATE games SET version = ?, updated_at = ?,"
                 " finished_at = CASE WHEN ? THEN ? ELSE finished_at END"
@@ -214,24 +223,33 @@ class SqliteStore:
                 ),
             ).rowcount
             if changed != 1:
+                used = duplicate(conn)
+                if used is not None:
+                    raise used
                 row = conn.execute(
                     "SELECT version FROM games WHERE game_id = ?", (game_id,)
                 ).fetchone()
                 if row is None:
                     raise KeyError(game_id)
                 raise VersionConflict(row[0])
-            conn.execute(
-                "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game_id,
-                    move.version,
-                    move.seat,
-                    move.move,
-                    json.dumps(move.events, separators=(",", ":")),
-                    move.request_id,
-                    move.applied_at,
-                ),
-            )
+            try:
+                conn.execute(
+                    "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        game_id,
+                        move.version,
+                        move.seat,
+                        move.move,
+                        json.dumps(move.events, separators=(",", ":")),
+                        move.request_id,
+                        move.applied_at,
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                used = duplicate(conn)
+                if used is None:
+                    raise
+                raise used from None
 
         await self._write(op)
 
@@ -318,6 +336,11 @@ class SqliteStore:
         self._readers.shutdown(wait=True)
         for conn in self._reader_conns:
             conn.close()
+
+
+def _resolve_all(done: list[tuple[asyncio.Future[Any], tuple[bool, Any]]]) -> None:
+    for future, result in done:
+        _resolve(future, result)
 
 
 def _resolve(future: asyncio.Future[Any], result: tuple[bool, Any]) -> None:
