@@ -28,7 +28,7 @@ from services.kit.drain import Drain
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
 from services.kit.metrics import serve_metrics
-from services.kit.server import limit_settings, limits_from, server_options, tls_settings
+from services.kit.server import limit_settings, limits_from, process_settings, server_options
 from services.kit.tls import ClientTls, ServerTls, bind, server_tls
 
 CATALOG = catalog_pb2.DESCRIPTOR.services_by_name["CatalogService"].full_name
@@ -43,16 +43,8 @@ def settings() -> list[config.Setting]:
         for e in registry.SERVICES
     ]  # fmt: skip
     return [
-        S("host", "TABLETOP_HOST", "0.0.0.0", "str", "address to listen on"),
-        S("port", "TABLETOP_PORT", str(gw.port), "port", "gRPC port"),
-        S("metrics_port", "TABLETOP_METRICS_PORT", str(gw.metrics_port), "port",
-          "Prometheus /metrics port (0: none)"),
+        *process_settings(gw.port, gw.metrics_port, max_connection_age="0"),
         *routes,
-        S("log_level", "TABLETOP_LOG_LEVEL", "info", "str", "debug, info, warning or error"),
-        S("log_format", "TABLETOP_LOG_FORMAT", "json", "str", "json or console"),
-        S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per call"),
-        S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
-          "largest request accepted"),
         *limit_settings(rate="500", burst="1000", streams="64", auth_failures="30"),
         S("unary_timeout", "TABLETOP_UPSTREAM_TIMEOUT_SECONDS", "30", "float",
           "deadline for a backend call when the client set none"),
@@ -60,11 +52,6 @@ def settings() -> list[config.Setting]:
           "deadline for a forwarded stream when the client set none"),
         S("health_interval", "TABLETOP_HEALTH_INTERVAL_SECONDS", "2", "float",
           "how often the backends' health is checked"),
-        S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", "0", "float",
-          "close client connections after this long (0: never)"),
-        S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
-          "on SIGTERM, time given to calls in flight"),
-        *tls_settings(),
         S("upstream_tls_ca", "TABLETOP_UPSTREAM_TLS_CA", "", "str",
           "PEM CA: call the game services over TLS, verifying them with it"),
         S("upstream_tls_cert", "TABLETOP_UPSTREAM_TLS_CERT", "", "str",

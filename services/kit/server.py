@@ -40,31 +40,40 @@ from services.kit.tls import ServerTls, bind, server_tls
 HEALTH_SERVICE = health.SERVICE_NAME
 
 
+def process_settings(port: int, metrics_port: int, max_connection_age: str) -> list[config.Setting]:
+    """What every server process reads, the game services and the gateway alike."""
+    S = config.Setting
+    return [
+        S("host", "TABLETOP_HOST", "0.0.0.0", "str", "address to listen on"),
+        S("port", "TABLETOP_PORT", str(port), "port", "gRPC port"),
+        S("metrics_port", "TABLETOP_METRICS_PORT", str(metrics_port), "port",
+          "Prometheus /metrics port (0: none)"),
+        S("log_level", "TABLETOP_LOG_LEVEL", "info", "str", "debug, info, warning or error"),
+        S("log_format", "TABLETOP_LOG_FORMAT", "json", "str", "json or console"),
+        S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per call"),
+        S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
+          "largest request accepted"),
+        S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", max_connection_age,
+          "float", "close connections after this long so clients re-resolve (0: never)"),
+        S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
+          "on SIGTERM, time given to calls in flight; new calls get UNAVAILABLE"),
+        *tls_settings(),
+    ]  # fmt: skip
+
+
 def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
     """The environment a game service reads; defaults come from the service list."""
     S = config.Setting
     return [
-        S("host", "TABLETOP_HOST", "0.0.0.0", "str", "address to listen on"),
-        S("port", "TABLETOP_PORT", str(entry.port), "port", "gRPC port"),
-        S("metrics_port", "TABLETOP_METRICS_PORT", str(entry.metrics_port), "port",
-          "Prometheus /metrics port (0: none)"),
+        *process_settings(entry.port, entry.metrics_port, max_connection_age="300"),
         S("store_url", "TABLETOP_STORE_URL", f"sqlite:///data/{entry.name}.db", "str",
           "move log: sqlite:///path, memory:// or postgresql://user:pass@host/db"),
-        S("log_level", "TABLETOP_LOG_LEVEL", "info", "str", "debug, info, warning or error"),
-        S("log_format", "TABLETOP_LOG_FORMAT", "json", "str", "json or console"),
-        S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per RPC"),
         S("allow_seed", "TABLETOP_ALLOW_SEED", "false", "bool",
           "accept a client's seed in CreateGame (tests, replays; never for real play)"),
         S("max_live_games", "TABLETOP_MAX_LIVE_GAMES", "100000", "int",
           "games kept in memory; idle ones beyond are rebuilt from the log when needed"),
-        S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
-          "largest request accepted"),
-        S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", "300", "float",
-          "close connections after this long so clients re-resolve and new pods get traffic"),
         S("watch_queue_limit", "TABLETOP_WATCH_QUEUE_LIMIT", "1000", "int",
           "updates queued for one slow watcher before its stream is ended"),
-        S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
-          "on SIGTERM, time given to calls in flight before they are cancelled"),
         S("max_games", "TABLETOP_MAX_GAMES", "100000", "int",
           "games in progress this instance accepts (0: no limit); CreateGame beyond it is refused"),
         S("retention", "TABLETOP_FINISHED_RETENTION_SECONDS", "604800", "float",
@@ -72,7 +81,6 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
         S("sweep_interval", "TABLETOP_SWEEP_INTERVAL_SECONDS", "600", "float",
           "how often finished games past their retention are removed"),
         *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
-        *tls_settings(),
     ]  # fmt: skip
 
 
