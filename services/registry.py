@@ -61,6 +61,7 @@ SERVICES: tuple[ServiceEntry, ...] = (
     ServiceEntry("shrine", 50053, 9402),
     ServiceEntry("resarcana", 50054, 9403),
     ServiceEntry("glow", 50055, 9404),
+    ServiceEntry("shen", 50056, 9405),
 )
 
 GATEWAY = GatewayEntry()
