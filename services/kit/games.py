@@ -19,7 +19,7 @@ import contextlib
 import secrets
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,7 @@ class Snapshot:
     updated_at: float
     viewer: int | None
     view: Any
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -314,6 +315,7 @@ class GameManager:
             updated_at=game.updated_at,
             viewer=seat,
             view=view,
+            options=record.options,
         )
 
     async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:

@@ -45,6 +45,8 @@ def header(snap: Snapshot) -> game_pb2.GameHeader:
         msg.outcome.CopyFrom(outcome(snap.outcome))
     if snap.viewer is not None:
         msg.viewer = snap.viewer
+    if snap.options:
+        msg.options.update(snap.options)
     return msg
 
 

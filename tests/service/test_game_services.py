@@ -338,3 +338,20 @@ async def test_a_watcher_that_saw_only_version_0_resumes_with_every_turn(svc):
     stream.cancel()
     assert [u.turn.version for u in got] == list(range(1, final + 1))
     assert got[-1].HasField("view") and got[-1].game.version == final
+
+
+async def test_the_header_names_the_options_the_game_was_created_with(svc):
+    running, client, _ = svc
+    game = await client.create(players_for(running.name))
+    engine = registry.by_name(running.name).engine()
+    expected = engine.GAME.options_type().to_dict()
+    header = (await client.get(game.game_id)).game
+    from google.protobuf import json_format
+
+    shown = json_format.MessageToDict(header.options)
+    assert set(shown) == set(expected)
+    for key, value in expected.items():
+        if isinstance(value, bool | str) or value is None:
+            assert shown[key] == value
+        elif isinstance(value, int | float):
+            assert shown[key] == float(value)
