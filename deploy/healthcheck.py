@@ -1,7 +1,9 @@
 """The images' health check: ask the process's own gRPC health service on loopback.
 
 Exit 0 when it answers SERVING for the whole server (service name ""), 1 otherwise,
-as Docker's HEALTHCHECK expects. Reads TABLETOP_PORT, which every image sets.
+as Docker's HEALTHCHECK expects. Asks TABLETOP_HEALTH_PORT (the plaintext health-only
+listener) when it is set, else TABLETOP_PORT, which every image sets: a process serving
+TLS on its gRPC port needs TABLETOP_HEALTH_PORT for this check to see it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 
 def main() -> int:
-    port = os.environ.get("TABLETOP_PORT", "")
+    port = os.environ.get("TABLETOP_HEALTH_PORT", "0").strip()
+    if port in ("", "0"):
+        port = os.environ.get("TABLETOP_PORT", "")
     service = sys.argv[1] if len(sys.argv) > 1 else ""
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:

@@ -28,7 +28,13 @@ from services.kit.drain import Drain
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
 from services.kit.metrics import serve_metrics
-from services.kit.server import limit_settings, limits_from, process_settings, server_options
+from services.kit.server import (
+    limit_settings,
+    limits_from,
+    process_settings,
+    serve_health,
+    server_options,
+)
 from services.kit.tls import ClientTls, ServerTls, bind, server_tls
 
 CATALOG = catalog_pb2.DESCRIPTOR.services_by_name["CatalogService"].full_name
@@ -192,10 +198,19 @@ async def serve(cfg: config.Config) -> None:
     )
     metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
     await server.start()
+    probes = (
+        await serve_health(cfg.host, cfg.health_port, gateway.health) if cfg.health_port else None
+    )
     await gateway.health.set("", health_pb2.HealthCheckResponse.SERVING)
     await gateway.health.set(CATALOG, health_pb2.HealthCheckResponse.SERVING)
     gateway.watch_backends(cfg.health_interval)
-    log.info("serving", port=port, metrics_port=metrics_port, routes=routes)
+    log.info(
+        "serving",
+        port=port,
+        metrics_port=metrics_port,
+        health_port=probes[1] if probes else None,
+        routes=routes,
+    )
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -207,6 +222,8 @@ async def serve(cfg: config.Config) -> None:
     finished = await gateway.drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=gateway.drain.in_flight, all_finished=finished)
     await server.stop(1.0)
+    if probes:
+        await probes[0].stop(None)
     await gateway.close()
     log.info("stopped")
 

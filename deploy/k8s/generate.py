@@ -497,7 +497,7 @@ def _hpa(host: str, component: str, maximum: int) -> dict[str, Any]:
 
 def prod() -> dict[str, Any]:
     """Several replicas per game on PostgreSQL (one database per game, URL from a Secret),
-    autoscaled, spread over zones and nodes."""
+    autoscaled, spread over zones and nodes, TLS everywhere (Secrets: :func:`tls`)."""
     files: dict[str, Any] = {}
     patches, hpas = [], []
     for entry in registry.SERVICES:
@@ -545,6 +545,7 @@ def prod() -> dict[str, Any]:
     files["overlays/prod/kustomization.yaml"] = kustomization(
         namespace="tabletop",
         resources=["namespace.yaml", "../../base", "autoscaling.yaml"],
+        components=["../../components/tls"],
         patches=[{"path": "patches.yaml"}],
     )
     return files
@@ -572,6 +573,130 @@ def servicemonitor() -> dict[str, Any]:
     }
 
 
+TLS_DIR = "/app/tls"
+UPSTREAM_TLS_DIR = "/app/upstream-tls"
+HEALTH_PORT = 8090  # the plaintext health-only listener (each pod has its own network)
+GATEWAY_TLS_SECRET = "tabletop-gateway-tls"
+GATEWAY_UPSTREAM_SECRET = "tabletop-gateway-upstream-tls"
+
+
+def game_tls_secret(entry: registry.ServiceEntry) -> str:
+    return f"{entry.host}-tls"
+
+
+def _secret_volume(name: str, secret: str) -> dict[str, Any]:
+    # 0440 and the pod's fsGroup: readable by the service's user, by nobody else.
+    return {"name": name, "secret": {"secretName": secret, "defaultMode": 0o440}}
+
+
+def _tls_patch(
+    host: str, container: str, env: dict[str, str], mounts: dict[str, tuple[str, str]]
+) -> dict[str, Any]:
+    """Env, Secret volumes, and the probes moved to the plaintext health port: kubelet's
+    gRPC probes cannot speak TLS."""
+
+    def probe() -> dict[str, Any]:
+        return {"grpc": {"port": HEALTH_PORT}}
+
+    return _patch(
+        host,
+        {
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": container,
+                            "ports": [
+                                {"name": "health", "containerPort": HEALTH_PORT, "protocol": "TCP"}
+                            ],
+                            "env": [
+                                {"name": k, "value": v}
+                                for k, v in {
+                                    **env,
+                                    "TABLETOP_HEALTH_PORT": str(HEALTH_PORT),
+                                }.items()
+                            ],
+                            "startupProbe": probe(),
+                            "readinessProbe": probe(),
+                            "livenessProbe": probe(),
+                            "volumeMounts": [
+                                {"name": name, "mountPath": path, "readOnly": True}
+                                for name, (path, _) in mounts.items()
+                            ],
+                        }
+                    ],
+                    "volumes": [
+                        _secret_volume(name, secret) for name, (_, secret) in mounts.items()
+                    ],
+                }
+            }
+        },
+    )
+
+
+def _service_tls_patch(host: str, port: int) -> dict[str, Any]:
+    # The port speaks TLS now: h2c (cleartext HTTP/2) would mislead a mesh or an ingress.
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": host},
+        "spec": {"ports": [{"port": port, "protocol": "TCP", "appProtocol": None}]},
+    }
+
+
+def tls() -> dict[str, Any]:
+    """TLS everywhere (the prod overlay uses it; add ``../../components/tls`` to any other).
+
+    The Secrets are the operator's (cert-manager's ``tls.crt``, ``tls.key``, ``ca.crt``):
+    the gateway's listener certificate; the gateway's client certificate for the games
+    with the CA that signed the games'; each game's certificate, for its headless Service
+    name, with the CA that signed the gateway's client certificate, which it requires.
+    """
+    patches: list[dict[str, Any]] = []
+    for entry in registry.SERVICES:
+        patches.append(
+            _tls_patch(
+                entry.host,
+                "game",
+                {
+                    "TABLETOP_TLS_CERT": f"{TLS_DIR}/tls.crt",
+                    "TABLETOP_TLS_KEY": f"{TLS_DIR}/tls.key",
+                    "TABLETOP_TLS_CLIENT_CA": f"{TLS_DIR}/ca.crt",
+                },
+                {"tls": (TLS_DIR, game_tls_secret(entry))},
+            )
+        )
+        patches.append(_service_tls_patch(entry.host, entry.port))
+        patches.append(_service_tls_patch(f"{entry.host}-headless", entry.port))
+    gw = registry.GATEWAY
+    patches.append(
+        _tls_patch(
+            gw.host,
+            "gateway",
+            {
+                "TABLETOP_TLS_CERT": f"{TLS_DIR}/tls.crt",
+                "TABLETOP_TLS_KEY": f"{TLS_DIR}/tls.key",
+                "TABLETOP_UPSTREAM_TLS_CA": f"{UPSTREAM_TLS_DIR}/ca.crt",
+                "TABLETOP_UPSTREAM_TLS_CERT": f"{UPSTREAM_TLS_DIR}/tls.crt",
+                "TABLETOP_UPSTREAM_TLS_KEY": f"{UPSTREAM_TLS_DIR}/tls.key",
+            },
+            {
+                "tls": (TLS_DIR, GATEWAY_TLS_SECRET),
+                "upstream-tls": (UPSTREAM_TLS_DIR, GATEWAY_UPSTREAM_SECRET),
+            },
+        )
+    )
+    patches.append(_service_tls_patch(gw.host, gw.port))
+    return {
+        "components/tls/kustomization.yaml": {
+            "apiVersion": "kustomize.config.k8s.io/v1alpha1",
+            "kind": "Component",
+            "patches": [{"path": "patches.yaml"}],
+        },
+        "components/tls/patches.yaml": patches,
+    }
+
+
 def render(content: Any) -> str:
     docs = content if isinstance(content, list) else [content]
     body = "---\n".join(yaml.safe_dump(d, sort_keys=False, width=100) for d in docs)
@@ -580,7 +705,7 @@ def render(content: Any) -> str:
 
 def files() -> dict[str, str]:
     """Every generated file, relative to deploy/k8s, and its text."""
-    found = {**base(), **dev(), **prod(), **servicemonitor()}
+    found = {**base(), **dev(), **prod(), **servicemonitor(), **tls()}
     return {path: render(content) for path, content in sorted(found.items())}
 
 

@@ -58,6 +58,9 @@ def process_settings(port: int, metrics_port: int, max_connection_age: str) -> l
         S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
           "on SIGTERM, time given to calls in flight; new calls get UNAVAILABLE"),
         *tls_settings(),
+        S("health_port", "TABLETOP_HEALTH_PORT", "0", "port",
+          "plaintext port serving only grpc.health.v1, for probes that cannot speak TLS "
+          "(kubelet's, the image's) when the gRPC port does (0: none)"),
     ]  # fmt: skip
 
 
@@ -181,6 +184,23 @@ def create_server(
     return server, bind(server, address, tls), health_servicer
 
 
+async def serve_health(
+    host: str, port: int, health_servicer: health.aio.HealthServicer
+) -> tuple[grpc.aio.Server, int]:
+    """A plaintext listener with nothing but the health service, sharing ``health_servicer``
+    with the main server, so it reports the same status (NOT_SERVING while draining).
+
+    Kubernetes' gRPC probes and the image's HEALTHCHECK speak plaintext only; with TLS (and
+    especially mutual TLS) on the gRPC port they need this port to see the process at all.
+    It tells nothing but SERVING or NOT_SERVING.
+    """
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    bound = bind(server, f"{host}:{port}", None)
+    await server.start()
+    return server, bound
+
+
 async def set_serving(
     health_servicer: health.aio.HealthServicer, names: Sequence[str], up: bool
 ) -> None:
@@ -228,12 +248,16 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
             sweep(manager, cfg.retention, cfg.sweep_interval)
         )
     await server.start()
+    probes = (
+        await serve_health(cfg.host, cfg.health_port, health_servicer) if cfg.health_port else None
+    )
     await set_serving(health_servicer, [spec.name], True)
     log.info(
         "serving",
         service=spec.name,
         port=port,
         metrics_port=metrics_port,
+        health_port=probes[1] if probes else None,
         store=cfg.store_url.split("://", 1)[0],
     )
 
@@ -251,6 +275,8 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     finished = await drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=drain.in_flight, all_finished=finished)
     await server.stop(1.0)
+    if probes:
+        await probes[0].stop(None)
     for task in (listener, sweeper):
         if task is not None:
             task.cancel()

@@ -283,3 +283,63 @@ def test_prod_shares_postgresql_from_a_secret_autoscales_and_spreads():
             "name": generate.POSTGRES_SECRET,
             "key": entry.name,
         }
+
+
+def _mounted_file(deployment: dict, path: str) -> tuple[str, str]:
+    """(Secret name, key) of the file at ``path``, which must come from a Secret volume."""
+    pod = deployment["spec"]["template"]["spec"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    for mount in container_of(deployment)["volumeMounts"]:
+        folder = mount["mountPath"].rstrip("/") + "/"
+        if path.startswith(folder):
+            assert mount.get("readOnly") is True, mount
+            secret = volumes[mount["name"]]["secret"]
+            return secret["secretName"], path[len(folder) :]
+    raise AssertionError(f"{path} is on no mounted volume")
+
+
+def test_prod_serves_tls_everywhere_from_secrets_and_probes_a_plaintext_health_port():
+    docs = rendered("overlays/prod")
+    workloads = [(e.host, service_settings(e)) for e in registry.SERVICES]
+    workloads.append((registry.GATEWAY.host, gateway_settings()))
+    for host, known in workloads:
+        deployment = find(docs, "Deployment", host)
+        container = container_of(deployment)
+        env = env_of(container)
+        assert set(env) <= {s.env for s in known}, "an env name the code does not read"
+        files = {
+            name: _mounted_file(deployment, env[name]["value"])
+            for name in env
+            if "TLS" in name and name != "TABLETOP_UPSTREAM_TLS_SERVER_NAME"
+        }
+        assert {"TABLETOP_TLS_CERT", "TABLETOP_TLS_KEY"} <= set(files)
+        assert all(key in ("tls.crt", "tls.key", "ca.crt") for _, key in files.values())
+        health = int(env["TABLETOP_HEALTH_PORT"]["value"])
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports["health"] == health != ports["grpc"]
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            assert container[probe]["grpc"]["port"] == health, (host, probe)
+        for service in [d for d in docs if d["kind"] == "Service"]:
+            assert all("h2c" not in p.get("appProtocol", "") for p in service["spec"]["ports"])
+    gateway = env_of(container_of(find(docs, "Deployment", registry.GATEWAY.host)))
+    # The gateway verifies the games and presents a client certificate to them...
+    assert {
+        "TABLETOP_UPSTREAM_TLS_CA",
+        "TABLETOP_UPSTREAM_TLS_CERT",
+        "TABLETOP_UPSTREAM_TLS_KEY",
+    } <= set(gateway)
+    for entry in registry.SERVICES:
+        # ...which each game requires, from its own Secret.
+        deployment = find(docs, "Deployment", entry.host)
+        env = env_of(container_of(deployment))
+        secret, key = _mounted_file(deployment, env["TABLETOP_TLS_CLIENT_CA"]["value"])
+        assert (secret, key) == (generate.game_tls_secret(entry), "ca.crt")
+
+
+def test_dev_stays_plaintext_with_probes_on_the_grpc_port():
+    docs = rendered("overlays/dev")
+    for host in [e.host for e in registry.SERVICES] + [registry.GATEWAY.host]:
+        container = container_of(find(docs, "Deployment", host))
+        assert not [name for name in env_of(container) if "TLS" in name]
+        grpc_port = next(p["containerPort"] for p in container["ports"] if p["name"] == "grpc")
+        assert container["readinessProbe"]["grpc"]["port"] == grpc_port

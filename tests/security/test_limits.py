@@ -127,6 +127,13 @@ async def test_the_gateway_puts_a_deadline_on_calls_that_have_none(tmp_path):
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
                 client = GameClient(NAME, channel, timeout=None)
                 game = await client.create(PLAYERS)
+                labels = {
+                    "service": registry.by_name(NAME).service_name,
+                    "method": "GetGame",
+                    "code": "DEADLINE_EXCEEDED",
+                }
+                family = "tabletop_gateway_requests_total"
+                before = REGISTRY.get_sample_value(family, labels) or 0.0
                 svc.popen.send_signal(signal.SIGSTOP)
                 try:
                     loop = asyncio.get_running_loop()
@@ -136,6 +143,8 @@ async def test_the_gateway_puts_a_deadline_on_calls_that_have_none(tmp_path):
                     assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
                     assert loop.time() - started < 10
                     assert error_info(caught.value).reason == "DEADLINE_EXCEEDED"
+                    # ...and it is counted, by the code the client got.
+                    assert REGISTRY.get_sample_value(family, labels) == before + 1
                 finally:
                     svc.popen.send_signal(signal.SIGCONT)
 
