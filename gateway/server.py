@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 
 import grpc
@@ -23,7 +21,7 @@ from gateway.catalog import Catalog
 from gateway.metrics import BACKEND_UP, IN_FLIGHT, LATENCY, LIMITED, REQUESTS
 from gateway.router import Router
 from services import registry
-from services.kit import config, logs
+from services.kit import config
 from services.kit.drain import Drain
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
@@ -32,8 +30,10 @@ from services.kit.server import (
     limit_settings,
     limits_from,
     process_settings,
+    run,
     serve_health,
     server_options,
+    signalled,
 )
 from services.kit.tls import ClientTls, ServerTls, bind, server_tls
 
@@ -212,11 +212,7 @@ async def serve(cfg: config.Config) -> None:
         routes=routes,
     )
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await signalled()
     log.info("draining", grace_seconds=cfg.drain_seconds)
     await gateway.health.enter_graceful_shutdown()
     finished = await gateway.drain.wait(cfg.drain_seconds)
@@ -229,23 +225,11 @@ async def serve(cfg: config.Config) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    known = settings()
-    if argv and argv[0] in ("-h", "--help"):
-        print(
-            config.help_text(
-                "python -m gateway",
-                "Route gRPC clients to the game services, with a catalog, health, "
-                "reflection, metrics and limits.",
-                known,
-            )
-        )
-        return
-    if argv:
-        sys.exit(f"unexpected arguments {' '.join(argv)}; configuration is by environment (--help)")
-    try:
-        cfg = config.load(known)
-    except config.ConfigError as exc:
-        sys.exit(f"configuration error: {exc}")
-    logs.configure(cfg.log_level, cfg.log_format)
-    asyncio.run(serve(cfg))
+    run(
+        "python -m gateway",
+        "Route gRPC clients to the game services, with a catalog, health, "
+        "reflection, metrics and limits.",
+        settings(),
+        serve,
+        argv,
+    )

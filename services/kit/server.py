@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 import grpc
 import structlog
@@ -261,12 +262,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         store=cfg.store_url.split("://", 1)[0],
     )
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-
+    await signalled()
     log.info("draining", grace_seconds=cfg.drain_seconds)
     await set_serving(health_servicer, [spec.name], False)
     manager.close_watchers(
@@ -298,18 +294,18 @@ async def sweep(manager: GameManager, retention: float, interval: float) -> None
         await asyncio.sleep(interval)
 
 
-def main(name: str, argv: Sequence[str] | None = None) -> None:
-    entry = registry.by_name(name)
+def run(
+    prog: str,
+    description: str,
+    known: list[config.Setting],
+    serve: Callable[[config.Config], Coroutine[Any, Any, None]],
+    argv: Sequence[str] | None = None,
+) -> None:
+    """What ``python -m <process>`` does: ``--help``, configuration from the environment
+    (a bad value exits naming the variable), logs, then ``serve`` until it returns."""
     argv = sys.argv[1:] if argv is None else argv
-    known = settings(entry)
     if argv and argv[0] in ("-h", "--help"):
-        print(
-            config.help_text(
-                f"python -m services.{name}",
-                f"Serve the {name} game over gRPC, with health, reflection and metrics.",
-                known,
-            )
-        )
+        print(config.help_text(prog, description, known))
         return
     if argv:
         sys.exit(f"unexpected arguments {' '.join(argv)}; configuration is by environment (--help)")
@@ -318,4 +314,24 @@ def main(name: str, argv: Sequence[str] | None = None) -> None:
     except config.ConfigError as exc:
         sys.exit(f"configuration error: {exc}")
     logs.configure(cfg.log_level, cfg.log_format)
-    asyncio.run(serve(entry, cfg))
+    asyncio.run(serve(cfg))
+
+
+async def signalled() -> None:
+    """Return on SIGTERM or SIGINT: the caller drains then."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+def main(name: str, argv: Sequence[str] | None = None) -> None:
+    entry = registry.by_name(name)
+    run(
+        f"python -m services.{name}",
+        f"Serve the {name} game over gRPC, with health, reflection and metrics.",
+        settings(entry),
+        lambda cfg: serve(entry, cfg),
+        argv,
+    )

@@ -19,12 +19,13 @@ from google.protobuf import text_format
 from tabletop.common.v1 import game_pb2
 from tabletop.glow.v1 import glow_pb2 as pb
 
-from client.api import FINISHED, GameClient
+from client.api import GameClient
 from client.render import colour
 from client.render import glow as render
 from services.glow import codec, engine
 from services.kit.engine import BadOptions, MalformedMove
 from services.kit.testing import random_game, random_game_count
+from tests.leaks import assert_seed_free, watch_to_the_end
 from tests.support import service_in_process
 
 from .helpers import _twin
@@ -217,22 +218,6 @@ def _secret_game(players: int, board: str):
     raise AssertionError("no game with a face-down spell")
 
 
-def _seed_free(seed: int, message) -> None:
-    assert str(seed) not in text_format.MessageToString(message)
-    assert seed.to_bytes(8, "little") not in message.SerializeToString()
-    varint = game_pb2.GameHeader(version=seed).SerializeToString()[1:]
-    assert varint not in message.SerializeToString()
-
-
-async def _collect(client: GameClient, game_id: str, token: str | None) -> list:
-    messages = []
-    async for update in client.watch(game_id, token):
-        messages.append(update)
-        if update.game.status == FINISHED and update.HasField("view"):
-            return messages
-    return messages
-
-
 @pytest.mark.parametrize("board", ["province", "archipelago"])
 async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(board) -> None:
     players = 3
@@ -265,11 +250,11 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
                 seed=seed,
                 options=pb.Options(board=pb.Board.Value(f"BOARD_{board.upper()}")),
             )
-            _seed_free(seed, game.response)
+            assert_seed_free(seed, game.response)
             viewers = [*range(players), None]
             watchers = [
                 asyncio.create_task(
-                    _collect(client, game.game_id, None if s is None else game.tokens[s])
+                    watch_to_the_end(client, game.game_id, None if s is None else game.tokens[s])
                 )
                 for s in viewers
             ]
@@ -279,7 +264,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
                     game.game_id, game.tokens[seat], codec.move_to_proto(move), version - 1
                 )
                 assert reply.game.version == version
-                _seed_free(seed, reply)
+                assert_seed_free(seed, reply)
                 assert _bytes(reply.view) == _bytes(expected_views[version][seat])
             streams = await asyncio.wait_for(asyncio.gather(*watchers), 60)
 
@@ -287,7 +272,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
             for viewer, stream in zip(viewers, streams, strict=True):
                 token = None if viewer is None else game.tokens[viewer]
                 got = await client.get(game.game_id, token)
-                _seed_free(seed, got)
+                assert_seed_free(seed, got)
                 assert _bytes(got.view) == _bytes(expected_views[-1][viewer])
                 assert stream[0].view.ByteSize() and not stream[0].HasField("turn")
                 turns = [u.turn for u in stream if u.HasField("turn")]
@@ -295,13 +280,13 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
                 assert [t.version for t in turns] == [t.version for t in history]
                 assert len(history) == len(moves)
                 for update in stream:
-                    _seed_free(seed, update)
+                    assert_seed_free(seed, update)
                     if update.HasField("view"):
                         version = update.game.version
                         assert _bytes(update.view) == _bytes(expected_views[version][viewer])
                 for source in (turns, history):
                     for turn in source:
-                        _seed_free(seed, turn)
+                        assert_seed_free(seed, turn)
                         seat, move = moves[turn.version - 1]
                         assert turn.move_text == str(move)  # no Glow move is secret
                         visible = [e for e in events[turn.version] if e.visible_to(viewer)]

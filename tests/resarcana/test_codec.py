@@ -14,7 +14,6 @@ the seat that made them.
 from __future__ import annotations
 
 import asyncio
-import copy
 import random
 
 import grpc
@@ -33,6 +32,7 @@ from services.resarcana import codec
 from services.resarcana import engine as E
 from services.resarcana.engine.content import CONTENT
 from services.resarcana.engine.moves import Kind
+from tests.leaks import check_seat_outputs, follow, views_now
 from tests.resarcana.helpers import known_slugs, leak_check, named_in
 from tests.support import service_in_process
 
@@ -324,13 +324,6 @@ async def _drive(client: GameClient, game, rng: random.Random) -> int:
         assert reply.turn.move_text == text  # the mover sees its own move
 
 
-async def _follow(stream, until: int) -> list:
-    got = []
-    while not got or got[-1].game.version < until:
-        got.append(await stream.read())
-    return got
-
-
 @pytest.mark.parametrize(
     ("setup", "seed"),
     [("draft", 7_301_927_448_113), ("first_game", 5_550_123_987_001)],
@@ -347,7 +340,7 @@ async def test_no_output_path_of_the_service_shows_a_seat_what_it_may_not_see(se
             firsts = [await s.read() for s in streams]
             final = await _drive(client, game, random.Random(seed % 1000))
             watched = [
-                [first, *await asyncio.wait_for(_follow(s, final), 60)]
+                [first, *await asyncio.wait_for(follow(s, final), 60)]
                 for first, s in zip(firsts, streams, strict=True)
             ]
             for s in streams:
@@ -356,7 +349,7 @@ async def test_no_output_path_of_the_service_shows_a_seat_what_it_may_not_see(se
             finals = [await client.get(game.game_id, token) for token in tokens]
             # A watcher resuming after the draft's first keeps is told of them, not shown.
             resumed = client.watch(game.game_id, None, from_version=1)
-            late = await asyncio.wait_for(_follow(resumed, final), 60)
+            late = await asyncio.wait_for(follow(resumed, final), 60)
             resumed.cancel()
 
     # Replay the game in the engine: the truth each output is checked against. The
@@ -385,49 +378,22 @@ async def test_no_output_path_of_the_service_shows_a_seat_what_it_may_not_see(se
     assert secret_seen >= expected_secrets, f"the game played no {expected_secrets - secret_seen}"
 
     for index, seat in enumerate(SEATS):
-        blobs = [text_format.MessageToString(finals[index])]
-        # GetHistory: each turn shows the move only if public or this seat's own, and
-        # exactly the events the engine lets this seat see.
-        assert [t.version for t in histories[index]] == list(range(1, final + 1))
-        for turn in histories[index]:
-            check_turn(turn, turns[turn.version], seat)
-            blobs.append(text_format.MessageToString(turn))
-        # WatchGame: the view at version 0 first, then every turn with the view at
-        # exactly its version.
-        updates = watched[index]
-        assert not updates[0].HasField("turn") and updates[0].game.version == 0
-        assert [u.turn.version for u in updates[1:]] == list(range(1, final + 1))
-        for update in updates:
-            version = update.game.version
-            expected_view, check = views[version][index]
-            assert update.view == expected_view
-            check(update.view)
-            if update.HasField("turn"):
-                check_turn(update.turn, turns[version], seat)
-            blobs.append(text_format.MessageToString(update))
-        assert finals[index].view == views[final][index][0]
-        text = "\n".join(blobs)
-        assert str(seed) not in text and "seed" not in text.lower()
+        check_seat_outputs(
+            seed=seed,
+            final=final,
+            final_reply=finals[index],
+            history=histories[index],
+            updates=watched[index],
+            views={version: per_seat[index] for version, per_seat in views.items()},
+            check_turn=lambda turn, seat=seat: check_turn(turn, turns[turn.version], seat),
+        )
     # A spectator catching up from a version reads the same turns as its history.
     assert [u.turn for u in late] == list(histories[2][1:])
     assert late[-1].view == views[final][2][0]
 
 
 def _views(state: E.State) -> list:
-    """Per seat (0, 1, spectator): the proto view the engine makes now, and a check of a
-    proto view against this state's leak rules (bound now, used later)."""
-    frozen = copy.deepcopy(state)
-    out = []
-    for seat in SEATS:
-        seen = E.view(frozen, seat)
-        leak_check(frozen, seen, seat)
-        out.append(
-            (
-                codec.view_to_proto(seen),
-                lambda message, s=seat: check_proto_view(frozen, message, s),
-            )
-        )
-    return out
+    return views_now(state, SEATS, E.view, leak_check, codec.view_to_proto, check_proto_view)
 
 
 def _allowed(before: dict, after: dict, events: list) -> dict:

@@ -34,6 +34,7 @@ from services.kit.testing import random_game, random_game_count
 from services.shen import codec, engine
 from services.shen.engine import CARDS
 from services.shen.engine.moves import Kind
+from tests.leaks import assert_seed_free, watch_to_the_end
 from tests.support import gateway_in_process, service_in_process
 
 # name: (players, options, games in a quick run)
@@ -444,22 +445,6 @@ SERVICE_GAMES = {
 }
 
 
-def _seed_free(seed: int, message) -> None:
-    assert str(seed) not in text_format.MessageToString(message)
-    assert seed.to_bytes(8, "little") not in message.SerializeToString()
-    varint = game_pb2.GameHeader(version=seed).SerializeToString()[1:]
-    assert varint not in message.SerializeToString()
-
-
-async def _collect(client: GameClient, game_id: str, token: str | None) -> list:
-    messages = []
-    async for update in client.watch(game_id, token):
-        messages.append(update)
-        if update.game.status == FINISHED and update.HasField("view"):
-            return messages
-    return messages
-
-
 @pytest.mark.parametrize("name", sorted(SERVICE_GAMES))
 async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(name: str) -> None:
     players, options, message_options = SERVICE_GAMES[name]
@@ -488,14 +473,14 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
         async with grpc.aio.insecure_channel(running.address) as channel:
             client = GameClient("shen", channel)
             game = await client.create(players, seed=SEED, options=message_options)
-            _seed_free(SEED, game.response)
+            assert_seed_free(SEED, game.response)
             assert [t.name for t in game.response.seat_tokens] == [
                 f"Clan {i + 1}" for i in range(players)
             ]
             assert [p.team for p in game.response.view.players] == [p.team for p in state.players]
             watchers = [
                 asyncio.create_task(
-                    _collect(client, game.game_id, None if s is None else game.tokens[s])
+                    watch_to_the_end(client, game.game_id, None if s is None else game.tokens[s])
                 )
                 for s in viewers
             ]
@@ -512,7 +497,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
                     game.game_id, game.tokens[seat], codec.move_to_proto(move), version - 1
                 )
                 assert reply.game.version == version
-                _seed_free(SEED, reply)
+                assert_seed_free(SEED, reply)
                 assert _bytes(reply.view) == expected[version][seat]
             streams = await asyncio.wait_for(asyncio.gather(*watchers), 120)
 
@@ -520,7 +505,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
             for viewer, stream in zip(viewers, streams, strict=True):
                 token = None if viewer is None else game.tokens[viewer]
                 got = await client.get(game.game_id, token)
-                _seed_free(SEED, got)
+                assert_seed_free(SEED, got)
                 assert got.game.status == FINISHED
                 assert _bytes(got.view) == expected[-1][viewer]
                 assert stream[0].view.ByteSize() and not stream[0].HasField("turn")
@@ -529,7 +514,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
                 assert [t.version for t in turns] == [t.version for t in history]
                 assert len(history) == len(moves)
                 for update in stream:
-                    _seed_free(SEED, update)
+                    assert_seed_free(SEED, update)
                     if update.HasField("view"):
                         version = update.game.version
                         assert _bytes(update.view) == expected[version][viewer]
@@ -542,7 +527,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
                         assert list(update.view.hand) == [CARDS[c].id for c in mine]
                 for source in (turns, history):
                     for turn in source:
-                        _seed_free(SEED, turn)
+                        assert_seed_free(SEED, turn)
                         seat, move = moves[turn.version - 1]
                         assert turn.move_text == str(move)  # no Shén move is secret
                         visible = [e for e in events[turn.version] if e.visible_to(viewer)]

@@ -12,7 +12,6 @@ returned to the box, no Shape deck order, no seed.
 from __future__ import annotations
 
 import asyncio
-import copy
 import random
 
 import grpc
@@ -30,6 +29,7 @@ from services.kit.testing import random_game_count
 from services.shrine import codec, engine
 from services.shrine.engine import Kind
 from services.shrine.engine.content import CONTENT
+from tests.leaks import check_seat_outputs, follow, views_now
 from tests.shrine.invariants import check_view
 from tests.support import service_in_process
 
@@ -294,13 +294,6 @@ def test_the_view_carries_what_the_engine_view_holds():
 # --- over a real service: views, WatchGame and GetHistory as every seat ---------------------
 
 
-async def _follow(stream, until: int) -> list:
-    got = []
-    while not got or got[-1].game.version < until:
-        got.append(await stream.read())
-    return got
-
-
 @pytest.mark.parametrize("radiant_shapes", [False, True])
 async def test_no_output_path_of_the_service_shows_a_seat_what_it_may_not_see(radiant_shapes):
     seed = 4_242_424_242_4242
@@ -318,7 +311,7 @@ async def test_no_output_path_of_the_service_shows_a_seat_what_it_may_not_see(ra
             final = result.final.game.version
             assert result.final.game.status == FINISHED
             watched = [
-                [first, *await asyncio.wait_for(_follow(s, final), 60)]
+                [first, *await asyncio.wait_for(follow(s, final), 60)]
                 for first, s in zip(firsts, streams, strict=True)
             ]
             for s in streams:
@@ -340,47 +333,21 @@ async def test_no_output_path_of_the_service_shows_a_seat_what_it_may_not_see(ra
     assert bool(private) == radiant_shapes  # Shape cards drawn: told only to their drawer
 
     for index, seat in enumerate(SEATS):
-        blobs = [text_format.MessageToString(finals[index])]
-        # GetHistory: each turn's events are exactly those the engine lets this seat see.
-        assert [t.version for t in histories[index]] == list(range(1, final + 1))
-        for turn in histories[index]:
-            check_turn(turn, events[turn.version], seat)
-            blobs.append(text_format.MessageToString(turn))
-        # WatchGame: the first message is the view at version 0; every later one carries
-        # the turn and the view at exactly its version.
-        updates = watched[index]
-        assert not updates[0].HasField("turn") and updates[0].game.version == 0
-        assert [u.turn.version for u in updates[1:]] == list(range(1, final + 1))
-        for update in updates:
-            version = update.game.version
-            expected_view, engine_state_check = states[version][index]
-            assert update.view == expected_view
-            engine_state_check(update.view)
-            if update.HasField("turn"):
-                check_turn(update.turn, events[version], seat)
-            blobs.append(text_format.MessageToString(update))
-        assert finals[index].view == states[final][index][0]
-        text = "\n".join(blobs)
-        assert str(seed) not in text and "seed" not in text.lower()
+        text = check_seat_outputs(
+            seed=seed,
+            final=final,
+            final_reply=finals[index],
+            history=histories[index],
+            updates=watched[index],
+            views={version: per_seat[index] for version, per_seat in states.items()},
+            check_turn=lambda turn, seat=seat: check_turn(turn, events[turn.version], seat),
+        )
         for code_id in secret_code_ids(state, seat):
             assert f'"{code_id}"' not in text
 
 
 def _snapshot_views(state):
-    """Per seat (0, 1, spectator): the proto view the engine makes now, and a check of a
-    proto view against this state's leak rules (bound now, used later)."""
-    frozen = copy.deepcopy(state)
-    out = []
-    for seat in SEATS:
-        seen = engine.view(frozen, seat)
-        check_view(frozen, seen, seat)
-        out.append(
-            (
-                codec.view_to_proto(seen),
-                lambda message, s=seat: check_proto_view(frozen, message, s),
-            )
-        )
-    return out
+    return views_now(state, SEATS, engine.view, check_view, codec.view_to_proto, check_proto_view)
 
 
 def check_turn(turn, logged, seat: int | None) -> None:
