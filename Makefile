@@ -47,7 +47,7 @@ test: $(GEN_STAMP) ## run the tests
 	$(PY) -m pytest -n 2 -q -p tests.reliability.figures
 
 soak: $(GEN_STAMP) ## the random-play tests with 1,000 games per configuration
-	TABLETOP_RANDOM_GAMES=1000 $(PY) -m pytest -n 2 -q tests -k "random"
+	TABLETOP_RANDOM_GAMES=1000 $(PY) -m pytest -n 2 -q -rf tests -k "random" --timeout=3600
 
 # How long `make fuzz` and `make faults` run, in whole seconds.
 FUZZ_SECONDS ?= 600

@@ -177,12 +177,15 @@ def assert_refused_unchanged(
     raise AssertionError(f"{move} was accepted; expected {error.__name__}")
 
 
-def random_game_count(quick: int) -> int:
+def random_game_count(quick: int, most: int | None = None) -> int:
     """How many random games a test plays: ``quick`` in ``make test``, more in ``make soak``.
 
-    ``make soak`` sets TABLETOP_RANDOM_GAMES (for example 1000) for every configuration.
+    ``make soak`` sets TABLETOP_RANDOM_GAMES (for example 1000) for every configuration;
+    ``most`` caps it for a test whose point is not the rules and whose games cost far
+    more than play (a codec round trip of every legal move at every decision).
     """
-    return int(os.environ.get("TABLETOP_RANDOM_GAMES", quick))
+    count = int(os.environ.get("TABLETOP_RANDOM_GAMES", quick))
+    return min(count, most) if most is not None else count
 
 
 def assert_golden(path: str | os.PathLike[str], text: str) -> None:
