@@ -100,8 +100,11 @@ def start(
     port: int | None = None,
     metrics_port: int | None = None,
     timeout: float = 30,
+    files: str | None = None,
 ) -> Running:
-    """Start one image on free loopback ports and wait until its health says SERVING."""
+    """Start one image on free loopback ports and wait until its health says SERVING
+    (on TABLETOP_HEALTH_PORT when ``env`` sets one: the gRPC port may speak TLS).
+    ``files``: a host folder mounted read-only at /app/tls (certificates)."""
     spec = spec_of(service)
     port = port or free_port()
     metrics_port = metrics_port or free_port()
@@ -116,10 +119,13 @@ def start(
         container = container.with_env(key, value)
     if volume is not None:
         container = container.with_volume_mapping(volume, "/app/data", "rw")
+    if files is not None:
+        container = container.with_volume_mapping(files, "/app/tls", "ro")
     container.start()
     running = Running(spec, container, port, metrics_port)
+    health_port = int((env or {}).get("TABLETOP_HEALTH_PORT", 0))
     try:
-        wait_serving(running, timeout)
+        wait_serving(running, timeout, health_port or port)
     except BaseException:
         print(running.logs())
         container.stop()
@@ -127,10 +133,10 @@ def start(
     return running
 
 
-def wait_serving(running: Running, timeout: float = 30) -> None:
+def wait_serving(running: Running, timeout: float = 30, port: int | None = None) -> None:
     deadline = time.monotonic() + timeout
     last = "no answer"
-    with grpc.insecure_channel(running.address) as channel:
+    with grpc.insecure_channel(f"127.0.0.1:{port or running.port}") as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
             running.docker.reload()
