@@ -25,6 +25,7 @@ from client.render import glow as render
 from services.glow import codec, engine
 from services.kit.engine import BadOptions, MalformedMove
 from services.kit.testing import random_game, random_game_count
+from tests.codec_checks import assert_round_trips
 from tests.leaks import assert_seed_free, watch_to_the_end
 from tests.support import service_in_process
 
@@ -63,12 +64,8 @@ def test_random_games_round_trip_every_move_and_convert_every_view(board, player
         while engine.outcome(state) is None:
             for seat in engine.to_act(state):
                 for move in engine.legal_moves(state, seat):
-                    message = codec.move_to_proto(move)
+                    message = assert_round_trips(codec, pb.Move, render.move, move)
                     kinds.add(message.WhichOneof("kind"))
-                    assert codec.move_from_proto(message) == move
-                    again = pb.Move.FromString(message.SerializeToString())
-                    assert codec.move_from_proto(again) == move
-                    assert render.move(message) == str(move)
             if step % 5 == 0:
                 for viewer in [*range(players), None]:
                     seen = codec.view_to_proto(engine.view(state, viewer))

@@ -32,6 +32,7 @@ from services.resarcana import codec
 from services.resarcana import engine as E
 from services.resarcana.engine.content import CONTENT
 from services.resarcana.engine.moves import Kind
+from tests.codec_checks import assert_every_kind_round_trips, assert_round_trips
 from tests.leaks import check_seat_outputs, follow, views_now
 from tests.resarcana.helpers import known_slugs, leak_check, named_in
 from tests.support import service_in_process
@@ -97,15 +98,7 @@ def random_states(options: E.Options, games: int = GAMES):
 
 
 def test_every_kind_has_a_case_and_round_trips():
-    moves = [E.parse_move(text) for text in EVERY_KIND]
-    assert {m.kind for m in moves} == set(Kind)
-    cases = {codec.move_to_proto(m).WhichOneof("kind") for m in moves}
-    assert cases == {f.name for f in pb.Move.DESCRIPTOR.oneofs_by_name["kind"].fields}
-    for move in moves:
-        message = codec.move_to_proto(move)
-        assert codec.move_from_proto(message) == move
-        assert codec.move_from_proto(pb.Move.FromString(message.SerializeToString())) == move
-        assert render.move(message) == str(move)
+    assert_every_kind_round_trips(E.parse_move, Kind, codec, pb.Move, render.move, EVERY_KIND)
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
@@ -113,9 +106,7 @@ def test_every_legal_move_of_random_games_round_trips(name: str):
     kinds = set()
     for _, _, moves in random_states(CONFIGURATIONS[name]):
         for move in moves:
-            message = codec.move_to_proto(move)
-            assert codec.move_from_proto(message) == move, move
-            assert render.move(message) == str(move)
+            assert_round_trips(codec, pb.Move, render.move, move)
             kinds.add(Kind(move.kind))
     assert len(kinds) >= 14, sorted(k.name for k in kinds)  # random play reaches most
 

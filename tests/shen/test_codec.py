@@ -34,6 +34,7 @@ from services.kit.testing import random_game, random_game_count
 from services.shen import codec, engine
 from services.shen.engine import CARDS
 from services.shen.engine.moves import Kind
+from tests.codec_checks import assert_every_kind_round_trips, assert_round_trips
 from tests.leaks import assert_seed_free, watch_to_the_end
 from tests.support import gateway_in_process, service_in_process
 
@@ -170,16 +171,10 @@ def test_no_view_field_can_carry_the_seed_a_deck_or_another_hand() -> None:
 
 
 def test_every_kind_has_a_case_and_round_trips() -> None:
-    moves = [engine.parse_move(text) for text in EVERY_KIND]
-    assert {m.kind for m in moves} == set(Kind)
-    cases = {codec.move_to_proto(m).WhichOneof("kind") for m in moves}
-    assert cases == {f.name for f in pb.Move.DESCRIPTOR.oneofs_by_name["kind"].fields}
+    cases = assert_every_kind_round_trips(
+        engine.parse_move, Kind, codec, pb.Move, render.move, EVERY_KIND
+    )
     assert len(cases) == len(Kind)  # one message per decision kind
-    for move in moves:
-        message = codec.move_to_proto(move)
-        assert codec.move_from_proto(message) == move
-        assert codec.move_from_proto(pb.Move.FromString(message.SerializeToString())) == move
-        assert render.move(message) == str(move)
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
@@ -196,11 +191,7 @@ def test_random_games_round_trip_every_move_and_convert_every_view(name: str) ->
             (seat,) = engine.to_act(state)
             moves = engine.legal_moves(state, seat)
             for move in moves:
-                message = codec.move_to_proto(move)
-                assert codec.move_from_proto(message) == move, move
-                again = pb.Move.FromString(message.SerializeToString())
-                assert codec.move_from_proto(again) == move
-                assert render.move(message) == str(move)
+                assert_round_trips(codec, pb.Move, render.move, move)
                 kinds.add(Kind(move.kind))
             if step % 9 == 0:
                 for viewer in [*range(players), None]:

@@ -29,6 +29,7 @@ from services.kit.testing import random_game_count
 from services.shrine import codec, engine
 from services.shrine.engine import Kind
 from services.shrine.engine.content import CONTENT
+from tests.codec_checks import assert_every_kind_round_trips, assert_round_trips
 from tests.leaks import check_seat_outputs, follow, views_now
 from tests.shrine.invariants import check_view
 from tests.support import service_in_process
@@ -86,15 +87,7 @@ def random_states(options: engine.Options, games: int = GAMES):
 
 
 def test_every_kind_has_a_case_and_round_trips():
-    moves = [engine.parse_move(text) for text in EVERY_KIND]
-    assert {m.kind for m in moves} == set(Kind)
-    cases = {codec.move_to_proto(m).WhichOneof("kind") for m in moves}
-    assert cases == {f.name for f in pb.Move.DESCRIPTOR.oneofs_by_name["kind"].fields}
-    for move in moves:
-        message = codec.move_to_proto(move)
-        assert codec.move_from_proto(message) == move
-        assert codec.move_from_proto(pb.Move.FromString(message.SerializeToString())) == move
-        assert render.move(message) == str(move)
+    assert_every_kind_round_trips(engine.parse_move, Kind, codec, pb.Move, render.move, EVERY_KIND)
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
@@ -102,9 +95,7 @@ def test_every_legal_move_of_random_games_round_trips(name: str):
     kinds = set()
     for _, moves in random_states(CONFIGURATIONS[name]):
         for move in moves:
-            message = codec.move_to_proto(move)
-            assert codec.move_from_proto(message) == move, move
-            assert render.move(message) == str(move)
+            assert_round_trips(codec, pb.Move, render.move, move)
             kinds.add(move.kind)
     assert len(kinds) >= 12  # random play reaches most decisions
 
