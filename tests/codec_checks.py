@@ -28,3 +28,27 @@ def assert_every_kind_round_trips(
     for move in moves:
         assert_round_trips(codec, move_type, render_move, move)
     return cases
+
+
+def wire_bytes(message) -> bytes:
+    """A message's bytes, deterministic (map order), to compare two views exactly."""
+    return message.SerializeToString(deterministic=True)
+
+
+def header_for(engine, game_type: str, state, viewer: int | None):
+    """The GameHeader a service sends with ``state``'s view, as the renderers take it."""
+    from tabletop.common.v1 import game_pb2
+
+    done = engine.outcome(state) is not None
+    header = game_pb2.GameHeader(
+        game_type=game_type,
+        seats=[
+            game_pb2.Seat(index=i, name=n)
+            for i, n in enumerate(engine.GAME.seat_names(len(state.players)))
+        ],
+        status=game_pb2.GAME_STATUS_FINISHED if done else game_pb2.GAME_STATUS_IN_PROGRESS,
+        to_act=engine.to_act(state),
+    )
+    if viewer is not None:
+        header.viewer = viewer
+    return header

@@ -16,7 +16,6 @@ import random
 import grpc
 import pytest
 from google.protobuf import text_format
-from tabletop.common.v1 import game_pb2
 from tabletop.glow.v1 import glow_pb2 as pb
 
 from client.api import GameClient
@@ -25,33 +24,13 @@ from client.render import glow as render
 from services.glow import codec, engine
 from services.kit.engine import BadOptions, MalformedMove
 from services.kit.testing import random_game, random_game_count
-from tests.codec_checks import assert_round_trips
+from tests.codec_checks import assert_round_trips, header_for, wire_bytes
 from tests.leaks import assert_seed_free, watch_to_the_end
 from tests.support import service_in_process
 
 from .helpers import _twin
 
 CONFIGS = [(board, players) for board in ("province", "archipelago") for players in (2, 3, 4)]
-
-
-def _bytes(message) -> bytes:
-    return message.SerializeToString(deterministic=True)
-
-
-def _header(state, viewer: int | None) -> game_pb2.GameHeader:
-    done = engine.outcome(state) is not None
-    header = game_pb2.GameHeader(
-        game_type="glow",
-        seats=[
-            game_pb2.Seat(index=i, name=n)
-            for i, n in enumerate(engine.GAME.seat_names(len(state.players)))
-        ],
-        status=game_pb2.GAME_STATUS_FINISHED if done else game_pb2.GAME_STATUS_IN_PROGRESS,
-        to_act=engine.to_act(state),
-    )
-    if viewer is not None:
-        header.viewer = viewer
-    return header
 
 
 @pytest.mark.parametrize(("board", "players"), CONFIGS)
@@ -71,7 +50,7 @@ def test_random_games_round_trip_every_move_and_convert_every_view(board, player
                     seen = codec.view_to_proto(engine.view(state, viewer))
                     assert seen.IsInitialized() and seen.ByteSize() > 0
                     twin = codec.view_to_proto(engine.view(_twin(state, viewer), viewer))
-                    assert _bytes(twin) == _bytes(seen), "the proto view shows hidden facts"
+                    assert wire_bytes(twin) == wire_bytes(seen), "the proto view shows hidden facts"
             seat = rng.choice(engine.to_act(state))
             engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
             step += 1
@@ -235,7 +214,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
         if any(p.hidden_spells for p in state.players) and version % 3 == 0:
             for s in [*range(players), None]:
                 twin = codec.view_to_proto(engine.view(_twin(state, s), s))
-                assert _bytes(twin) == _bytes(expected_views[-1][s])
+                assert wire_bytes(twin) == wire_bytes(expected_views[-1][s])
                 twin_checked += 1
     assert twin_checked
 
@@ -262,7 +241,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
                 )
                 assert reply.game.version == version
                 assert_seed_free(seed, reply)
-                assert _bytes(reply.view) == _bytes(expected_views[version][seat])
+                assert wire_bytes(reply.view) == wire_bytes(expected_views[version][seat])
             streams = await asyncio.wait_for(asyncio.gather(*watchers), 60)
 
             secret_turns = 0
@@ -270,7 +249,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
                 token = None if viewer is None else game.tokens[viewer]
                 got = await client.get(game.game_id, token)
                 assert_seed_free(seed, got)
-                assert _bytes(got.view) == _bytes(expected_views[-1][viewer])
+                assert wire_bytes(got.view) == wire_bytes(expected_views[-1][viewer])
                 assert stream[0].view.ByteSize() and not stream[0].HasField("turn")
                 turns = [u.turn for u in stream if u.HasField("turn")]
                 history = await client.history(game.game_id, token)
@@ -280,7 +259,9 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
                     assert_seed_free(seed, update)
                     if update.HasField("view"):
                         version = update.game.version
-                        assert _bytes(update.view) == _bytes(expected_views[version][viewer])
+                        assert wire_bytes(update.view) == wire_bytes(
+                            expected_views[version][viewer]
+                        )
                 for source in (turns, history):
                     for turn in source:
                         assert_seed_free(seed, turn)
@@ -307,13 +288,15 @@ def test_the_renderer_draws_every_step(board, players, monkeypatch) -> None:
     drawn = set()
     for enabled in (False, True):
         monkeypatch.setattr(colour, "ENABLED", enabled)
-        text = render.board(codec.view_to_proto(engine.view(state, 0)), _header(state, 0))
+        text = render.board(
+            codec.view_to_proto(engine.view(state, 0)), header_for(engine, "glow", state, 0)
+        )
         assert "Meeting track" in text
     monkeypatch.setattr(colour, "ENABLED", False)
     while True:
         for viewer in (0, None):
             view = codec.view_to_proto(engine.view(state, viewer))
-            text = render.board(view, _header(state, viewer))
+            text = render.board(view, header_for(engine, "glow", state, viewer))
             lines = text.splitlines()
             assert "Meeting track" in text and "Player 1" in text
             assert max(len(line) for line in lines) <= 100, "wider than 100 columns"

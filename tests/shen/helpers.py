@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from services.kit.engine import Rng
 from services.shen import engine
 from services.shen.engine import board as geometry
@@ -102,3 +105,24 @@ def to_phase(state: engine.State, step: Step, seat: int | None = None) -> None:
     state.step = step
     state.acted = []
     state.mover = -1
+
+
+@contextlib.contextmanager
+def hidden_changed(state: engine.State, seat: int | None) -> Iterator[None]:
+    """Inside: everything hidden from ``seat`` is different (other hands, every deck's
+    contents and order, the generator); put back after. In place: much cheaper than a
+    deep copy, so the leak checks can run after every decision."""
+    saved = [(p.hand, p.deck) for p in state.players]
+    rng = state.rng.getstate()
+    size = len(engine.CARDS)
+    try:
+        for p in state.players:
+            p.deck = [(c * 7 + 3) % size for c in reversed(p.deck)]
+            if p.seat != seat:
+                p.hand = sorted((c * 7 + 3) % size for c in p.hand)
+        state.rng.seed(987_654_321)
+        yield
+    finally:
+        for p, (hand, deck) in zip(state.players, saved, strict=True):
+            p.hand, p.deck = hand, deck
+        state.rng.setstate(rng)

@@ -22,7 +22,6 @@ import random
 import grpc
 import pytest
 from google.protobuf import text_format
-from tabletop.common.v1 import game_pb2
 from tabletop.shen.v1 import shen_pb2 as pb
 
 from client.api import FINISHED, GameClient
@@ -34,8 +33,14 @@ from services.kit.testing import random_game, random_game_count
 from services.shen import codec, engine
 from services.shen.engine import CARDS
 from services.shen.engine.moves import Kind
-from tests.codec_checks import assert_every_kind_round_trips, assert_round_trips
+from tests.codec_checks import (
+    assert_every_kind_round_trips,
+    assert_round_trips,
+    header_for,
+    wire_bytes,
+)
 from tests.leaks import assert_seed_free, watch_to_the_end
+from tests.shen.helpers import hidden_changed
 from tests.support import gateway_in_process, service_in_process
 
 # name: (players, options, games in a quick run)
@@ -89,43 +94,10 @@ EVERY_KIND = [
 ]
 
 
-def _bytes(message) -> bytes:
-    return message.SerializeToString(deterministic=True)
-
-
-def _header(state: engine.State, viewer: int | None) -> game_pb2.GameHeader:
-    done = engine.outcome(state) is not None
-    header = game_pb2.GameHeader(
-        game_type="shen",
-        seats=[
-            game_pb2.Seat(index=i, name=n)
-            for i, n in enumerate(engine.GAME.seat_names(len(state.players)))
-        ],
-        status=game_pb2.GAME_STATUS_FINISHED if done else game_pb2.GAME_STATUS_IN_PROGRESS,
-        to_act=engine.to_act(state),
-    )
-    if viewer is not None:
-        header.viewer = viewer
-    return header
-
-
 def _twin_bytes(state: engine.State, seat: int | None) -> bytes:
-    """The seat's proto view once everything hidden from it has changed: other hands,
-    every deck's contents and order, the generator. (Changed in place and put back.)"""
-    saved = [(p.hand, p.deck) for p in state.players]
-    rng = state.rng.getstate()
-    size = len(CARDS)
-    try:
-        for p in state.players:
-            p.deck = [(c * 7 + 3) % size for c in reversed(p.deck)]
-            if p.seat != seat:
-                p.hand = sorted((c * 7 + 3) % size for c in p.hand)
-        state.rng.seed(987_654_321)
-        return _bytes(codec.view_to_proto(engine.view(state, seat)))
-    finally:
-        for p, (hand, deck) in zip(state.players, saved, strict=True):
-            p.hand, p.deck = hand, deck
-        state.rng.setstate(rng)
+    """The seat's proto view once everything hidden from it has changed."""
+    with hidden_changed(state, seat):
+        return wire_bytes(codec.view_to_proto(engine.view(state, seat)))
 
 
 def _check_view(state: engine.State, message: pb.View, seat: int | None) -> None:
@@ -198,7 +170,7 @@ def test_random_games_round_trip_every_move_and_convert_every_view(name: str) ->
                     message = codec.view_to_proto(engine.view(state, viewer))
                     assert pb.View.FromString(message.SerializeToString()) == message
                     _check_view(state, message, viewer)
-                    assert _twin_bytes(state, viewer) == _bytes(message), (
+                    assert _twin_bytes(state, viewer) == wire_bytes(message), (
                         "the proto view depends on something hidden from the seat"
                     )
             engine.apply(state, seat, rng.choice(moves))
@@ -447,13 +419,15 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
     viewers = [*range(players), None]
     # The views and events as the engine has them, version by version.
     state = engine.new_game(SEED, players, options)
-    expected = [{s: _bytes(codec.view_to_proto(engine.view(state, s))) for s in viewers}]
+    expected = [{s: wire_bytes(codec.view_to_proto(engine.view(state, s))) for s in viewers}]
     hands = [[tuple(p.hand) for p in state.players]]
     events: list[list] = [[]]
     listed = [[codec.move_to_proto(m) for m in engine.legal_moves(state, engine.to_act(state)[0])]]
     for seat, move in moves:
         events.append(engine.apply(state, seat, move))
-        expected.append({s: _bytes(codec.view_to_proto(engine.view(state, s))) for s in viewers})
+        expected.append(
+            {s: wire_bytes(codec.view_to_proto(engine.view(state, s))) for s in viewers}
+        )
         if len(expected) % 10 == 0:  # what the service will send shows nothing hidden
             assert all(_twin_bytes(state, s) == expected[-1][s] for s in viewers)
         hands.append([tuple(p.hand) for p in state.players])
@@ -491,7 +465,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
                 )
                 assert reply.game.version == version
                 assert_seed_free(SEED, reply)
-                assert _bytes(reply.view) == expected[version][seat]
+                assert wire_bytes(reply.view) == expected[version][seat]
             streams = await asyncio.wait_for(asyncio.gather(*watchers), 120)
 
             drawn_told = 0
@@ -500,7 +474,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
                 got = await client.get(game.game_id, token)
                 assert_seed_free(SEED, got)
                 assert got.game.status == FINISHED
-                assert _bytes(got.view) == expected[-1][viewer]
+                assert wire_bytes(got.view) == expected[-1][viewer]
                 assert stream[0].view.ByteSize() and not stream[0].HasField("turn")
                 turns = [u.turn for u in stream if u.HasField("turn")]
                 history = await client.history(game.game_id, token)
@@ -510,7 +484,7 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
                     assert_seed_free(SEED, update)
                     if update.HasField("view"):
                         version = update.game.version
-                        assert _bytes(update.view) == expected[version][viewer]
+                        assert wire_bytes(update.view) == expected[version][viewer]
                         for other in range(players):
                             if other != viewer:
                                 assert update.view.players[other].hand_count == len(
@@ -581,7 +555,9 @@ def test_the_renderer_draws_the_field_and_the_table(players, options, monkeypatc
     rng = random.Random(5)
     for enabled in (False, True):
         monkeypatch.setattr(colour, "ENABLED", enabled)
-        text = render.board(codec.view_to_proto(engine.view(state, 0)), _header(state, 0))
+        text = render.board(
+            codec.view_to_proto(engine.view(state, 0)), header_for(engine, "shen", state, 0)
+        )
         assert "Clan 1" in text
     monkeypatch.setattr(colour, "ENABLED", False)
     steps = set()
@@ -589,7 +565,7 @@ def test_the_renderer_draws_the_field_and_the_table(players, options, monkeypatc
     while True:
         for viewer in (0, None):
             view = codec.view_to_proto(engine.view(state, viewer))
-            text = render.board(view, _header(state, viewer))
+            text = render.board(view, header_for(engine, "shen", state, viewer))
             lines = text.splitlines()
             assert max(len(line) for line in lines) <= 100, "wider than 100 columns"
             labels = [label for x in range(27) for label in (chr(65 + x), chr(97 + x))]
@@ -636,7 +612,9 @@ def test_the_renderer_draws_a_hand_made_position() -> None:
     put_avatar(state, 1, "tide_guard", "a1")
     state.claims[engine.parse_move("claim a1").a] = 1
     set_hand(state, 0, "ember_scout", "ember_scout", "ember_fireball")
-    text = render.board(codec.view_to_proto(engine.view(state, 0)), _header(state, 0))
+    text = render.board(
+        codec.view_to_proto(engine.view(state, 0)), header_for(engine, "shen", state, 0)
+    )
     lines = text.splitlines()
     row3 = next(i for i, line in enumerate(lines) if line.startswith("  3 ") and "|" in line)
     assert "1Warri z" in lines[row3]  # Exhausted

@@ -18,6 +18,7 @@ from services.kit.testing import (
 from services.shen import engine
 from services.shen.engine import CARDS
 from services.shen.engine.state import MAX_ITEMS, Step
+from tests.shen.helpers import hidden_changed
 
 GOLDEN = Path(__file__).parent / "golden"
 # The soak (TABLETOP_RANDOM_GAMES set) plays a thousand long games per configuration: it
@@ -93,23 +94,9 @@ def invariants(state: engine.State) -> None:
 
 
 def leak_check(state: engine.State, seen: engine.View, seat: int | None) -> None:
-    """The view must not change when everything hidden from ``seat`` changes: other
-    hands, every deck's order and contents, the generator. (Changed in place and put
-    back, which is much cheaper than a deep copy.)"""
-    saved = [(p.hand, p.deck) for p in state.players]
-    rng = state.rng.getstate()
-    size = len(CARDS)
-    try:
-        for p in state.players:
-            p.deck = [(c * 7 + 3) % size for c in reversed(p.deck)]
-            if p.seat != seat:
-                p.hand = sorted((c * 7 + 3) % size for c in p.hand)
-        state.rng.seed(987654321)
+    """The view must not change when everything hidden from ``seat`` changes."""
+    with hidden_changed(state, seat):
         assert engine.view(state, seat) == seen, "the view depends on hidden information"
-    finally:
-        for p, (hand, deck) in zip(state.players, saved, strict=True):
-            p.hand, p.deck = hand, deck
-        state.rng.setstate(rng)
     if seat is None:
         # Every view has the same fields; the spectator's repr stands for them all.
         text = repr(seen)
