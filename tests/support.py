@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -102,6 +103,15 @@ class Process:
         if self.popen.poll() is None:
             self.popen.send_signal(sig)
         return self.popen.wait(timeout)
+
+
+async def eventually(condition, timeout: float = 5.0) -> None:
+    """Wait until ``condition()`` holds; fail if it does not within ``timeout`` seconds."""
+    for _ in range(int(timeout / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"condition not reached in {timeout} s")
 
 
 def _json(line: str) -> dict:
