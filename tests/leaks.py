@@ -3,6 +3,7 @@ path (GetGame, GetHistory, WatchGame) as every seat and as a spectator."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -33,11 +34,16 @@ async def follow(stream, until: int) -> list:
     return got
 
 
-async def watch_to_the_end(client: GameClient, game_id: str, token: str | None) -> list:
-    """Every update of a watch until the finished game's view."""
+async def watch_to_the_end(
+    client: GameClient, game_id: str, token: str | None, started: asyncio.Event | None = None
+) -> list:
+    """Every update of a watch until the finished game's view; ``started`` is set once the
+    first message (the snapshot) has come, so a test can play only after that."""
     messages = []
     async for update in client.watch(game_id, token):
         messages.append(update)
+        if started is not None:
+            started.set()
         if update.game.status == FINISHED and update.HasField("view"):
             return messages
     return messages

@@ -14,6 +14,7 @@ from client.api import FINISHED, GameClient
 from services import registry
 from services.kit.status import error_info
 from tests.containers.harness import players, started, volume, wait_serving
+from tests.support import eventually
 
 pytestmark = pytest.mark.containers
 
@@ -108,7 +109,8 @@ async def test_sigterm_lets_calls_in_flight_finish_and_refuses_new_ones_cleanly(
                 tasks = [
                     asyncio.create_task(player(g, random.Random(i))) for i, g in enumerate(games)
                 ]
-                await asyncio.sleep(0.5)
+                # Signal once play is under way (a dozen moves acknowledged), however slow.
+                await eventually(lambda: sum(acknowledged.values()) >= 12, timeout=30)
                 running.docker.kill(signal="SIGTERM")
                 term_sent.set()
                 with pytest.raises(grpc.aio.AioRpcError) as ended:

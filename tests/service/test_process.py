@@ -13,7 +13,7 @@ import pytest
 
 from client.api import FINISHED, GameClient
 from services import registry
-from tests.support import running, start_process
+from tests.support import eventually, running, start_process
 
 NAME = registry.SERVICES[0].name
 
@@ -85,7 +85,8 @@ async def test_sigterm_drains_calls_in_flight_and_loses_no_acknowledged_move(tmp
                         return
 
             tasks = [asyncio.create_task(player(g, random.Random(i))) for i, g in enumerate(games)]
-            await asyncio.sleep(0.5)
+            # Signal once play is under way (a dozen moves acknowledged), however slow.
+            await eventually(lambda: sum(acknowledged.values()) >= 12, timeout=30)
             process.popen.send_signal(signal.SIGTERM)
             with pytest.raises(grpc.aio.AioRpcError) as ended:
                 while True:
