@@ -49,6 +49,20 @@ async def watch_to_the_end(
     return messages
 
 
+async def watchers_at_the_start(
+    client: GameClient, game_id: str, tokens: Sequence[str | None]
+) -> list[asyncio.Task[list]]:
+    """One ``watch_to_the_end`` task per token, returned once every one holds its
+    snapshot, so the stream of each sees every move played after this."""
+    started = [asyncio.Event() for _ in tokens]
+    tasks = [
+        asyncio.create_task(watch_to_the_end(client, game_id, token, event))
+        for token, event in zip(tokens, started, strict=True)
+    ]
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in started)), 30)
+    return tasks
+
+
 def views_now(
     state,
     seats: Sequence[int | None],

@@ -25,7 +25,7 @@ from services.glow import codec, engine
 from services.kit.engine import BadOptions, MalformedMove
 from services.kit.testing import random_game, random_game_count
 from tests.codec_checks import assert_round_trips, header_for, wire_bytes
-from tests.leaks import assert_seed_free, watch_to_the_end
+from tests.leaks import assert_seed_free, watchers_at_the_start
 from tests.support import service_in_process
 
 from .helpers import _twin
@@ -228,17 +228,9 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(boa
             )
             assert_seed_free(seed, game.response)
             viewers = [*range(players), None]
-            started = [asyncio.Event() for _ in viewers]
-            watchers = [
-                asyncio.create_task(
-                    watch_to_the_end(
-                        client, game.game_id, None if s is None else game.tokens[s], event
-                    )
-                )
-                for s, event in zip(viewers, started, strict=True)
-            ]
-            # Every watcher holds its snapshot of version 0 before the first move.
-            await asyncio.wait_for(asyncio.gather(*(e.wait() for e in started)), 30)
+            watchers = await watchers_at_the_start(
+                client, game.game_id, [None if s is None else game.tokens[s] for s in viewers]
+            )
             for version, (seat, move) in enumerate(moves, start=1):
                 reply = await client.submit(
                     game.game_id, game.tokens[seat], codec.move_to_proto(move), version - 1

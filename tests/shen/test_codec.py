@@ -39,7 +39,7 @@ from tests.codec_checks import (
     header_for,
     wire_bytes,
 )
-from tests.leaks import assert_seed_free, watch_to_the_end
+from tests.leaks import assert_seed_free, watchers_at_the_start
 from tests.shen.helpers import hidden_changed
 from tests.support import gateway_in_process, service_in_process
 
@@ -445,17 +445,9 @@ async def test_views_streams_and_history_carry_nothing_hidden_from_each_seat(nam
                 f"Clan {i + 1}" for i in range(players)
             ]
             assert [p.team for p in game.response.view.players] == [p.team for p in state.players]
-            started = [asyncio.Event() for _ in viewers]
-            watchers = [
-                asyncio.create_task(
-                    watch_to_the_end(
-                        client, game.game_id, None if s is None else game.tokens[s], event
-                    )
-                )
-                for s, event in zip(viewers, started, strict=True)
-            ]
-            # Every watcher holds its snapshot of version 0 before the first move.
-            await asyncio.wait_for(asyncio.gather(*(e.wait() for e in started)), 30)
+            watchers = await watchers_at_the_start(
+                client, game.game_id, [None if s is None else game.tokens[s] for s in viewers]
+            )
             for version, (seat, move) in enumerate(moves, start=1):
                 if version % 5 == 1:
                     offered = await client.moves(game.game_id, game.tokens[seat])
