@@ -163,15 +163,27 @@ class Options:
     same way.
     """
 
+    #: The migration of stored games: a value for each option added after games were
+    #: stored without it, chosen so that those games replay exactly as they were played.
+    #: A rule fixed later gets an option whose default is the fixed rule for new games and
+    #: whose entry here is the old rule, e.g. ``{"evening": "roll"}``.
+    STORED_BEFORE: typing.ClassVar[Mapping[str, Any]] = {}
+
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))  # type: ignore[call-overload]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Any:
+        """The options a stored game was created with (the store's JSON, see to_dict).
+
+        Keys the stored row lacks take their ``STORED_BEFORE`` value (the rules the game
+        was played under), else the field's default.
+        """
         names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         unknown = set(data) - names
         if unknown:
             raise BadOptions(f"unknown options: {', '.join(sorted(unknown))}")
+        data = {**{k: v for k, v in cls.STORED_BEFORE.items() if k not in data}, **data}
         hints = typing.get_type_hints(cls)
         kwargs = {}
         for key, value in data.items():

@@ -18,6 +18,7 @@ from services.kit.engine import (
     Engine,
     EngineError,
     GameOver,
+    MalformedMove,
     NotYourDecision,
     Outcome,
     replay,
@@ -39,6 +40,77 @@ class Playthrough:
     @property
     def decisions(self) -> int:
         return len(self.moves)
+
+
+# Arguments no move of any game may carry: negative (-1 is left out, as several games use
+# it for "none", "the deck" or "stay") and far past any board, hand or deck.
+OUT_OF_RANGE = (-2, -11, 10**9)
+
+
+def _move_fields(move: Any) -> list[str]:
+    if dataclasses.is_dataclass(move):
+        return [f.name for f in dataclasses.fields(move)]
+    return list(getattr(move, "_fields", ()))
+
+
+def _with(move: Any, name: str, value: Any) -> Any:
+    if dataclasses.is_dataclass(move):
+        return dataclasses.replace(move, **{name: value})
+    return move._replace(**{name: value})
+
+
+def _plain_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def out_of_range_variants(move: Any) -> list[Any]:
+    """``move`` with one integer argument at a time (its kind too) set out of range, and
+    each element of a tuple of integers. Booleans stay as they are.
+    """
+    variants = []
+    for name in _move_fields(move):
+        value = getattr(move, name)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            variants += [_with(move, name, bad) for bad in OUT_OF_RANGE]
+        elif isinstance(value, tuple) and value and all(_plain_int(v) for v in value):
+            for i in range(len(value)):
+                for bad in OUT_OF_RANGE:
+                    variants.append(_with(move, name, (*value[:i], bad, *value[i + 1 :])))
+    return variants
+
+
+def check_out_of_range_refused(engine: Engine, state: Any, seat: int, moves: list[Any]) -> int:
+    """Each of ``moves`` (legal now for ``seat``) with an argument out of range or negative
+    is refused with :class:`MalformedMove`, and the state is unchanged. One move of each
+    kind is tried. Returns how many variants were tried.
+    """
+    tried = 0
+    kinds: set[Any] = set()
+    for move in moves:
+        kind = (type(move).__name__, getattr(move, "kind", None))
+        if kind in kinds:
+            continue
+        kinds.add(kind)
+        for bad in out_of_range_variants(move):
+            if bad in moves:  # a sentinel some game gives a meaning: not out of range
+                continue
+            before = copy.deepcopy(state)
+            try:
+                engine.apply(state, seat, bad)
+            except MalformedMove:
+                pass
+            except Exception as exc:
+                raise AssertionError(
+                    f"{bad!r} (out of range) raised {type(exc).__name__}: {exc}; "
+                    "expected MalformedMove"
+                ) from exc
+            else:
+                raise AssertionError(f"{bad!r} (out of range) was accepted")
+            assert state == before, f"refusing {bad!r} changed the state"
+            tried += 1
+    return tried
 
 
 def choose(engine: Engine, state: Any, rng: random.Random) -> tuple[int, Any]:
@@ -88,8 +160,9 @@ def check_random_game(
     outcome, and the chosen move's text form parses back to it. Every ``deep_every``-th
     decision also: legal moves are sorted and distinct for every seat, seats not to act
     have none, every view is built and passes ``leak_check``, an out-of-turn move is
-    refused with the state unchanged. At the end: replay from the seed equals the live
-    state, and any further move raises GameOver.
+    refused with the state unchanged, and each kind of legal move with an argument out of
+    range or negative is refused as malformed with the state unchanged. At the end: replay
+    from the seed equals the live state, and any further move raises GameOver.
     """
     options = options if options is not None else engine.GAME.options_type()
     state = engine.new_game(seed, players, options)
@@ -109,6 +182,8 @@ def check_random_game(
             assert len(set(listed)) == len(listed), f"seed {seed}: duplicate legal moves"
             for move in listed:
                 assert engine.parse_move(str(move)) == move, f"text form of {move!r}"
+            if listed:
+                check_out_of_range_refused(engine, state, seat, listed)
         for seat in [*seats, None]:
             seen = engine.view(state, seat)
             if leak_check is not None:

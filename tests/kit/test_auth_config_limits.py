@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields_of
+from typing import Any, ClassVar
 
 import pytest
 
@@ -89,6 +92,26 @@ def test_options_round_trip_through_json_and_refuse_unknown_keys():
     assert opts.to_dict() == {"size": 6, "names": ["x"], "limit": 3}
     with pytest.raises(BadOptions):
         Sample.from_dict({"size": 1, "colour": "red"})
+
+
+@dataclass(frozen=True)
+class Revised(Options):
+    """Options after a rule fix: new games play ``rule="fixed"``, older stored ones not."""
+
+    STORED_BEFORE: ClassVar[Mapping[str, Any]] = {"rule": "old"}
+    size: int = 8
+    rule: str = "fixed"
+
+
+def test_stored_options_missing_a_later_option_replay_under_the_old_rule():
+    assert Revised().rule == "fixed"
+    assert Revised.from_dict(Revised().to_dict()).rule == "fixed"
+    # A row stored before the option existed keeps the rule it was played under.
+    assert Revised.from_dict({"size": 6}) == Revised(size=6, rule="old")
+    # Control: without the migration the same row would take the new rule.
+    unmigrated = dataclass(frozen=True)(type("Unmigrated", (Revised,), {"STORED_BEFORE": {}}))
+    assert unmigrated.from_dict({"size": 6}).rule == "fixed"
+    assert [f.name for f in dataclass_fields_of(Revised)] == ["size", "rule"]
 
 
 def test_rng_compares_by_state_and_hides_it():
