@@ -6,6 +6,12 @@ from client.render.colour import paint
 
 SEATS = ("Light", "Dark")
 STEPS = {1: "play a glyph", 2: "move a Druid", 3: "choose a Leyline Path", 4: "replace cards"}
+# The game's Overchanneling reading, as the header's options name it; a game stored
+# before the option existed has no key and plays step 6.
+OVERCHANNELING = {
+    "splendor": "Overchanneling: cubes beyond the card's Splendor are kept (step 6)",
+    "vigor": "Overchanneling: cubes beyond the card's Vigor are kept (glossary)",
+}
 
 
 def _cell(cell) -> list[str]:
@@ -55,6 +61,9 @@ def board(view, header) -> str:
     )
     if view.HasField("end_triggered_by"):
         lines.append(f"the end is triggered by {SEATS[view.end_triggered_by]}: last turn")
+    chosen = header.options.fields.get("overchanneling")
+    reading = chosen.string_value if chosen is not None else "splendor"
+    lines.append(OVERCHANNELING.get(reading, f"Overchanneling: {reading}"))
     return "\n".join(lines)
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from tabletop.channeling.v1 import channeling_pb2 as pb
 
-from services.kit.engine import MalformedMove
+from services.kit.engine import BadOptions, MalformedMove
 
 from . import engine
 from .engine import board
 from .engine.content import CARD_BY_ID, GLYPH_INDEX, GLYPHS
+from .engine.moves import MAX_PATH_CELLS
+from .engine.state import BEYOND_SPLENDOR, BEYOND_VIGOR
 
 _STEPS = {
     "play_glyph": pb.STEP_PLAY_GLYPH,
@@ -18,8 +20,18 @@ _STEPS = {
 }
 
 
+_OVERCHANNELING = {
+    pb.OVERCHANNELING_UNSPECIFIED: BEYOND_SPLENDOR,
+    pb.OVERCHANNELING_BEYOND_SPLENDOR: BEYOND_SPLENDOR,
+    pb.OVERCHANNELING_BEYOND_VIGOR: BEYOND_VIGOR,
+}
+
+
 def options_from_proto(message: pb.Options) -> engine.Options:
-    return engine.Options()
+    if message.overchanneling not in _OVERCHANNELING:
+        names = ", ".join(pb.Overchanneling.keys())
+        raise BadOptions(f"unknown overchanneling {message.overchanneling}; one of {names}")
+    return engine.Options(overchanneling=_OVERCHANNELING[message.overchanneling])
 
 
 def _cell(text: str, field: str) -> int:
@@ -41,8 +53,8 @@ def move_from_proto(message: pb.Move) -> engine.Move:
         return engine.MoveDruid(_cell(m.origin, "origin"), _cell(m.target, "target"))
     if kind == "choose_path":
         cells = message.choose_path.cells
-        if not 1 <= len(cells) <= 7:
-            raise MalformedMove("a Leyline Path on a 4x4 grid has 1 to 7 cells")
+        if not 1 <= len(cells) <= MAX_PATH_CELLS:
+            raise MalformedMove(f"a Leyline Path on a 4x4 grid has 1 to {MAX_PATH_CELLS} cells")
         return engine.ChoosePath(tuple(_cell(c, "cells") for c in cells))
     if kind == "fill_gap":
         return engine.FillGap(_cell(message.fill_gap.cell, "cell"))

@@ -13,7 +13,16 @@ from services.channeling.engine import board
 from services.channeling.engine.content import CARD_BY_ID, CARDS, GLYPH_INDEX, GLYPHS
 from services.channeling.engine.moves import ChoosePath, FillGap, MoveDruid, PlayGlyph
 from services.channeling.engine.rules import glyph_line
-from services.channeling.engine.state import DARK, DRUID, FILL, GLYPH, LIGHT, PATH
+from services.channeling.engine.state import (
+    BEYOND_SPLENDOR,
+    BEYOND_VIGOR,
+    DARK,
+    DRUID,
+    FILL,
+    GLYPH,
+    LIGHT,
+    PATH,
+)
 from services.kit.engine import BadOptions, GameOver, IllegalMove, MalformedMove, NotYourDecision
 from services.kit.testing import assert_refused_unchanged
 
@@ -396,6 +405,77 @@ def test_a_short_supply_places_what_it_has_moved_card_first():
     assert state.cubes[C("b1")][LIGHT] == 0 and state.supply[LIGHT] == 0
 
 
+def acquire_with(state: engine.State, card: int, cubes_before: int) -> engine.Event:
+    """Light moves a Druid onto a1 (3 cubes) holding ``card`` and ``cubes_before`` cubes."""
+    scenario_straight(state)
+    state.grid[C("a1")] = card
+    state.cubes[C("a1")] = [cubes_before, 0]
+    state.supply[LIGHT] -= cubes_before
+    state.druids = [[C("b2"), C("d1")], [C("c2"), C("b3")]]
+    engine.apply(state, LIGHT, PlayGlyph(glyph_for_row(state, 0)))
+    events = engine.apply(state, LIGHT, MoveDruid(C("b2"), C("a1")))
+    assert state.acquired[LIGHT] == [card]
+    return next(e for e in events if e.kind == "card_acquired")
+
+
+def with_overchanneling(reading: str) -> engine.State:
+    return engine.new_game(1, 2, engine.Options(overchanneling=reading))
+
+
+def test_step_6_places_splendor_many_cubes_back_into_their_supply_keeping_the_rest():
+    # Vigor 4, Splendor 6, acquired with 7 cubes: 6 go back, 1 is an Overchanneling Cube.
+    state = new()
+    assert state.options.overchanneling == BEYOND_SPLENDOR  # step 6 is the default
+    acquired = acquire_with(state, card_with(4, 6), 4)
+    assert (acquired.data["returned"], acquired.data["overchanneling"]) == (6, 1)
+    assert state.overchanneling[LIGHT] == 1
+    assert state.supply[LIGHT] + sum(c[LIGHT] for c in state.cubes) + 1 == 50
+
+
+def test_step_6_keeps_cubes_even_at_exactly_the_vigor_when_splendor_is_lower():
+    # Vigor 6, Splendor 5, acquired with exactly 6 cubes: Splendor-many (5) go back.
+    state = new()
+    acquired = acquire_with(state, card_with(6, 5), 3)
+    assert (acquired.data["returned"], acquired.data["overchanneling"]) == (5, 1)
+
+
+def test_glossary_acquired_using_more_cubes_than_its_vigor_keeps_the_excess_cubes():
+    # The same Vigor 4, Splendor 6 card with 7 cubes: the 3 beyond the Vigor are kept.
+    state = with_overchanneling(BEYOND_VIGOR)
+    acquired = acquire_with(state, card_with(4, 6), 4)
+    assert (acquired.data["returned"], acquired.data["overchanneling"]) == (4, 3)
+    assert state.overchanneling[LIGHT] == 3
+    assert state.supply[LIGHT] + sum(c[LIGHT] for c in state.cubes) + 3 == 50
+
+
+def test_glossary_a_card_acquired_with_exactly_its_vigor_leaves_no_overchanneling_cubes():
+    state = with_overchanneling(BEYOND_VIGOR)
+    acquired = acquire_with(state, card_with(6, 5), 3)
+    assert (acquired.data["returned"], acquired.data["overchanneling"]) == (6, 0)
+    assert state.overchanneling[LIGHT] == 0
+
+
+def test_each_overchanneling_cube_reduces_the_players_splendor_by_one_under_either_reading():
+    for reading, kept in ((BEYOND_SPLENDOR, 1), (BEYOND_VIGOR, 3)):
+        state = with_overchanneling(reading)
+        acquire_with(state, card_with(4, 6), 4)
+        assert engine.view(state, None).seats[LIGHT].splendor == 6 - kept
+
+
+def test_an_unknown_overchanneling_reading_is_refused():
+    with pytest.raises(BadOptions):
+        engine.new_game(1, 2, engine.Options(overchanneling="petals"))
+
+
+def test_a_stored_game_without_the_overchanneling_key_plays_step_6():
+    # Rows stored before the option existed hold {} (the options had no field then).
+    assert engine.Options.from_dict({}).overchanneling == BEYOND_SPLENDOR
+    assert "overchanneling" not in engine.Options.STORED_BEFORE
+    for reading in (BEYOND_SPLENDOR, BEYOND_VIGOR):
+        options = engine.Options(overchanneling=reading)
+        assert engine.Options.from_dict(options.to_dict()) == options
+
+
 # --- 7 - Check for Endgame and scoring --------------------------------------------------
 
 
@@ -477,6 +557,94 @@ def test_tie_on_splendor_and_cards_goes_to_who_went_second():
     result = ended(state, ids((5, 5), (6, 6)), ids((6, 6), (5, 5)))
     assert result.scores == (11, 11)
     assert result.winners == (DARK,) and result.reason == "TIE_WENT_SECOND"
+
+
+# --- Arguments out of range: malformed at any step, the state unchanged ----------------
+
+
+def test_play_a_glyph_card_refuses_glyph_99_as_malformed():
+    state = new()
+    exc = assert_refused_unchanged(engine, state, LIGHT, PlayGlyph(99), MalformedMove)
+    assert str(exc) == f"glyph must be 0-7 ({', '.join(GLYPHS)}), not 99"
+
+
+def test_play_a_glyph_card_refuses_glyph_minus_1_while_wind_is_in_hand():
+    state = new()
+    # -1 would wrap around to the last glyph, wind, which is in hand.
+    assert GLYPHS[-1] == "wind" and GLYPH_INDEX["wind"] in state.hands[LIGHT]
+    exc = assert_refused_unchanged(engine, state, LIGHT, PlayGlyph(-1), MalformedMove)
+    assert "not -1" in str(exc) and "not in hand" not in str(exc)
+
+
+@pytest.mark.parametrize("glyph", [8, -8, True, "wind", None])
+def test_play_a_glyph_card_refuses_anything_but_a_glyph_index(glyph):
+    state = new()
+    exc = assert_refused_unchanged(engine, state, LIGHT, PlayGlyph(glyph), MalformedMove)
+    assert f"not {glyph!r}" in str(exc)
+
+
+def light_to_move_a_druid_to_row_1() -> engine.State:
+    state = new()
+    engine.apply(state, LIGHT, PlayGlyph(glyph_for_row(state, 0)))
+    assert state.step == DRUID and C("a1") in {m.target for m in engine.legal_moves(state, 0)}
+    return state
+
+
+def test_move_a_druid_token_refuses_origin_minus_11_while_b2_holds_a_light_druid():
+    state = light_to_move_a_druid_to_row_1()
+    # -11 would wrap around to b2, where a Light Druid Token stands.
+    assert board.NAMES[-11] == "b2" and C("b2") in state.druids[LIGHT]
+    exc = assert_refused_unchanged(engine, state, LIGHT, MoveDruid(-11, C("a1")), MalformedMove)
+    assert str(exc) == "origin must be a cell 0-15 (a1-d4), not -11"
+
+
+@pytest.mark.parametrize(
+    ("origin", "target", "wrong"),
+    [(C("b2"), 16, "target"), (C("b2"), -16, "target"), (99, C("a1"), "origin")],
+)
+def test_move_a_druid_token_refuses_a_cell_off_the_grid(origin, target, wrong):
+    state = light_to_move_a_druid_to_row_1()
+    move = MoveDruid(origin, target)
+    exc = assert_refused_unchanged(engine, state, LIGHT, move, MalformedMove)
+    value = getattr(move, wrong)
+    assert str(exc) == f"{wrong} must be a cell 0-15 (a1-d4), not {value}"
+
+
+def light_to_choose_a_leyline_path() -> tuple[engine.State, tuple[int, ...]]:
+    state = light_to_move_a_druid_to_row_1()
+    engine.apply(state, LIGHT, MoveDruid(C("c3"), C("a1")))  # a1 to b2: two paths
+    assert state.step == PATH
+    return state, engine.legal_moves(state, LIGHT)[0].cells
+
+
+@pytest.mark.parametrize("bad", [99, -1, -13])
+def test_choose_a_leyline_path_refuses_a_path_with_a_cell_off_the_grid(bad):
+    state, path = light_to_choose_a_leyline_path()
+    move = ChoosePath((path[0], bad, path[-1]))
+    exc = assert_refused_unchanged(engine, state, LIGHT, move, MalformedMove)
+    assert str(exc) == f"each cell of a path must be a cell 0-15 (a1-d4), not {bad}"
+
+
+@pytest.mark.parametrize("cells", [(), tuple(range(8)), [0, 1, 5]])
+def test_choose_a_leyline_path_refuses_a_path_that_is_not_1_to_7_cells(cells):
+    state, _ = light_to_choose_a_leyline_path()
+    exc = assert_refused_unchanged(engine, state, LIGHT, ChoosePath(cells), MalformedMove)
+    assert "1 to 7 cells" in str(exc)
+
+
+@pytest.mark.parametrize("bad", [99, 16, -16])
+def test_replacing_acquired_cards_refuses_a_fill_off_the_grid(bad):
+    state = new()
+    two_acquisitions(state)  # a1 and d1 are gaps; -16 would wrap around to a1
+    assert state.step == FILL and board.NAMES[-16] == "a1" and C("a1") in state.gaps
+    exc = assert_refused_unchanged(engine, state, LIGHT, FillGap(bad), MalformedMove)
+    assert str(exc) == f"cell must be a cell 0-15 (a1-d4), not {bad}"
+
+
+def test_out_of_range_arguments_are_refused_at_another_step_too():
+    # The argument is checked before the step: PlayGlyph(99) while a Druid is to move.
+    state = light_to_move_a_druid_to_row_1()
+    assert_refused_unchanged(engine, state, LIGHT, PlayGlyph(99), MalformedMove)
 
 
 # --- text forms --------------------------------------------------------------------------

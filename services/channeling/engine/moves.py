@@ -7,6 +7,10 @@
 
 Forced choices are not asked: a single Leyline Path, or a single gap left to fill, is
 taken at once.
+
+A move built in code may carry any value; ``check_arguments`` refuses one whose glyph or
+cells are not on the table (negative, past the last, not an integer) before any rule
+reads it, so an index never wraps around or fails deep inside a rule.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from services.kit.engine import MalformedMove
 from . import board
 from .content import GLYPH_INDEX, GLYPHS
 
+# The longest shortest path on the grid: corner to opposite corner, both ends included.
+MAX_PATH_CELLS = 2 * (board.SIZE - 1) + 1
+
 
 @total_ordering
 class _Move:
@@ -26,10 +33,24 @@ class _Move:
         """The step the move belongs to, then its fields: moves sort by this."""
         return ()
 
+    def check_arguments(self) -> None:
+        """Raise :class:`MalformedMove` unless every argument names a glyph or a cell."""
+        raise NotImplementedError
+
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, _Move):
             return NotImplemented
         return self._key() < other._key()
+
+
+def _index(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_cell(value: object, what: str) -> None:
+    if not _index(value) or not 0 <= value < len(board.CELLS):  # type: ignore[operator]
+        last = len(board.CELLS) - 1
+        raise MalformedMove(f"{what} must be a cell 0-{last} (a1-d4), not {value!r}")
 
 
 @dataclass(frozen=True, eq=True)
@@ -38,6 +59,12 @@ class PlayGlyph(_Move):
 
     def _key(self) -> tuple:
         return (1, self.glyph)
+
+    def check_arguments(self) -> None:
+        if not _index(self.glyph) or not 0 <= self.glyph < len(GLYPHS):
+            raise MalformedMove(
+                f"glyph must be 0-{len(GLYPHS) - 1} ({', '.join(GLYPHS)}), not {self.glyph!r}"
+            )
 
     def __str__(self) -> str:
         return f"glyph {GLYPHS[self.glyph]}"
@@ -51,6 +78,10 @@ class MoveDruid(_Move):
     def _key(self) -> tuple:
         return (2, self.origin, self.target)
 
+    def check_arguments(self) -> None:
+        _check_cell(self.origin, "origin")
+        _check_cell(self.target, "target")
+
     def __str__(self) -> str:
         return f"druid {board.name(self.origin)}-{board.name(self.target)}"
 
@@ -62,6 +93,12 @@ class ChoosePath(_Move):
     def _key(self) -> tuple:
         return (3, self.cells)
 
+    def check_arguments(self) -> None:
+        if not isinstance(self.cells, tuple) or not 1 <= len(self.cells) <= MAX_PATH_CELLS:
+            raise MalformedMove(f"a Leyline Path is a tuple of 1 to {MAX_PATH_CELLS} cells")
+        for cell in self.cells:
+            _check_cell(cell, "each cell of a path")
+
     def __str__(self) -> str:
         return "path " + "-".join(board.name(c) for c in self.cells)
 
@@ -72,6 +109,9 @@ class FillGap(_Move):
 
     def _key(self) -> tuple:
         return (4, self.cell)
+
+    def check_arguments(self) -> None:
+        _check_cell(self.cell, "cell")
 
     def __str__(self) -> str:
         return f"fill {board.name(self.cell)}"

@@ -14,7 +14,7 @@ from services.kit.engine import Event, IllegalMove, MalformedMove, Outcome, chec
 from . import board
 from .content import CARD_BY_ID, GLYPHS
 from .moves import ChoosePath, FillGap, Move, MoveDruid, PlayGlyph
-from .state import DRUID, FILL, GLYPH, PATH, SEAT_NAMES, State
+from .state import BEYOND_VIGOR, DRUID, FILL, GLYPH, PATH, SEAT_NAMES, State
 
 CARDS_TO_END = 7  # 7 - Check for Endgame: "at least seven Magic Circle Cards"
 CUBES_MOVED, CUBES_STATIONARY, CUBES_ALONG = 3, 2, 1  # 4 - Place Energy Cubes
@@ -88,6 +88,7 @@ def apply(state: State, seat: int, move: Move) -> list[Event]:
     check_seat(sys.modules[__name__], state, seat)
     if not isinstance(move, PlayGlyph | MoveDruid | ChoosePath | FillGap):
         raise MalformedMove("not a Channeling move")
+    move.check_arguments()
     _validate(state, seat, move)
     events: list[Event] = []
     if isinstance(move, PlayGlyph):
@@ -236,9 +237,11 @@ def _remove_cubes(state: State, path: tuple[int, ...], events: list[Event]) -> N
 def _acquire(state: State, seat: int, events: list[Event]) -> None:
     """6 - Cards holding at least their Vigor in this seat's cubes are acquired.
 
-    Splendor-many cubes go back to the supply; the rest are kept as Overchanneling Cubes
-    (the step's own wording, which the issue confirms; see the engine README).
+    By default Splendor-many cubes go back to the supply and the rest are kept as
+    Overchanneling Cubes (step 6's wording); the ``overchanneling="vigor"`` option keeps
+    only the cubes beyond the Vigor (the glossary's). See the engine README, reading 4.
     """
+    by_vigor = state.options.overchanneling == BEYOND_VIGOR
     for cell in board.CELLS:
         card_id = state.grid[cell]
         if card_id is None:
@@ -247,7 +250,7 @@ def _acquire(state: State, seat: int, events: list[Event]) -> None:
         mine = state.cubes[cell][seat]
         if mine < card.vigor:
             continue
-        returned = min(mine, card.splendor)
+        returned = min(mine, card.vigor if by_vigor else card.splendor)
         state.supply[seat] += returned
         state.overchanneling[seat] += mine - returned
         state.cubes[cell][seat] = 0

@@ -17,9 +17,26 @@ SEAT_NAMES = ("Light", "Dark")
 GLYPH, DRUID, PATH, FILL = "play_glyph", "move_druid", "choose_path", "replace_cards"
 
 
+# Overchanneling: which of an acquired card's cubes become Overchanneling Cubes.
+BEYOND_SPLENDOR = "splendor"  # step 6: Splendor-many go back to the supply, the rest are kept
+BEYOND_VIGOR = "vigor"  # the glossary: the cubes beyond the card's Vigor are kept
+OVERCHANNELING = (BEYOND_SPLENDOR, BEYOND_VIGOR)
+
+
 @dataclass(frozen=True)
 class ChannelingOptions(Options):
-    """The Channeling has no variants; the options type exists for the common contract."""
+    """Chosen when the game is created.
+
+    ``overchanneling``: the rulebook says two things (see README, reading 4). Step 6,
+    the default: "places a number of Energy Cubes equal to the Magic Circle Card's
+    Splendor value back into their supply, keeping the rest as Overchanneling Cubes"
+    (``"splendor"``). The glossary: a card "acquired using more Energy Cubes than its
+    Vigor value" leaves "the excess cubes" as Overchanneling Cubes (``"vigor"``). Games
+    stored before the option existed were played under step 6, the default, so they
+    need no ``STORED_BEFORE`` entry.
+    """
+
+    overchanneling: str = BEYOND_SPLENDOR
 
 
 @dataclass
@@ -45,6 +62,7 @@ class State:
     gaps: list[int] = field(default_factory=list)  # acquired cells still to be refilled
     end_triggered_by: int | None = None
     result: Outcome | None = None
+    options: ChannelingOptions = field(default_factory=ChannelingOptions)
 
 
 def druid_at(state: State, cell: int) -> int | None:
@@ -62,8 +80,14 @@ def new_game(seed: int, players: int = 2, options: ChannelingOptions | None = No
     """
     if players != 2:
         raise BadOptions("The Channeling is a game for two players")
-    if options is not None and not isinstance(options, ChannelingOptions):
+    if options is None:
+        options = ChannelingOptions()
+    if not isinstance(options, ChannelingOptions):
         raise BadOptions("unexpected options for The Channeling")
+    if options.overchanneling not in OVERCHANNELING:
+        raise BadOptions(
+            f"unknown overchanneling {options.overchanneling!r}: one of {', '.join(OVERCHANNELING)}"
+        )
     rng = Rng(seed)
     deck = [card.id for card in CARDS]
     rng.shuffle(deck)
@@ -84,4 +108,5 @@ def new_game(seed: int, players: int = 2, options: ChannelingOptions | None = No
         supply=[CUBES_PER_COLOUR, CUBES_PER_COLOUR],
         acquired=[[], []],
         overchanneling=[0, 0],
+        options=options,
     )
