@@ -112,8 +112,9 @@ base-image: ## the offline base image: Debian bookworm with python3, from the ap
 images: $(STAMP) ## one image per game service and the gateway (BASE_IMAGE=local: offline)
 	$(PY) -m deploy.images --base $(BASE_IMAGE)
 
-manifests: $(STAMP) ## rewrite deploy/k8s from services/registry.py (commit the result)
+manifests: $(STAMP) ## rewrite deploy/k8s and deploy/observability from their sources (commit the result)
 	$(PY) -m deploy.k8s.generate
+	$(PY) -m deploy.observability.generate
 
 test-postgres: $(GEN_STAMP) ## store and two-replica tests on a throwaway local PostgreSQL
 	pg=$$(bash scripts/postgres.sh start) && eval "$$pg" && $(PY) -m pytest -q tests/kit

@@ -85,16 +85,20 @@ def test_overlay_renders_and_validates_strictly(overlay, k8s_version):
             pytest.fail(f"{doc['kind']}/{doc['metadata']['name']}: {error.message}")
 
 
-def test_the_servicemonitor_component_renders_on_top_of_an_overlay(tmp_path):
+def with_components(tmp_path: Path, overlay: str, components: tuple[str, ...]) -> list[dict]:
+    """An overlay with opt-in components added, as a user's own kustomization would."""
+    namespace = rendered(f"overlays/{overlay}")[0]["metadata"].get("namespace", "tabletop")
     (tmp_path / "kustomization.yaml").write_text(
         yaml.safe_dump(
             {
                 "apiVersion": "kustomize.config.k8s.io/v1beta1",
                 "kind": "Kustomization",
-                "namespace": "tabletop",
+                "namespace": namespace,
                 # kustomize takes only relative paths to other kustomizations
-                "resources": [os.path.relpath(K8S / "overlays" / "prod", tmp_path)],
-                "components": [os.path.relpath(K8S / "components" / "servicemonitor", tmp_path)],
+                "resources": [os.path.relpath(K8S / "overlays" / overlay, tmp_path)],
+                "components": [
+                    os.path.relpath(K8S / "components" / c, tmp_path) for c in components
+                ],
             }
         )
     )
@@ -105,9 +109,58 @@ def test_the_servicemonitor_component_renders_on_top_of_an_overlay(tmp_path):
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    docs = [d for d in yaml.safe_load_all(result.stdout) if d]
+    return [d for d in yaml.safe_load_all(result.stdout) if d]
+
+
+# The Custom Resources the components add: kubernetes-validate knows no CRD schema, so
+# these are checked by the tests below (fields and cross-references), the rest strictly.
+CUSTOM = {"ServiceMonitor", "PrometheusRule", "Gateway", "GRPCRoute", "BackendTLSPolicy"}
+COMPONENTS = ("servicemonitor", "alerts", "grafana-dashboard", "gateway-api", "ingress")
+
+
+def test_every_component_is_generated_and_tested():
+    present = {p.parent.name for p in (K8S / "components").glob("*/kustomization.yaml")}
+    assert present == set(COMPONENTS) | {"tls"}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("component", COMPONENTS)
+def test_each_component_renders_on_each_overlay_and_validates(tmp_path, overlay, component):
+    import kubernetes_validate
+
+    docs = with_components(tmp_path, overlay, (component,))
+    before = {(d["kind"], d["metadata"]["name"]) for d in rendered(f"overlays/{overlay}")}
+    added = {(d["kind"], d["metadata"]["name"]) for d in docs} - before
+    assert added, f"{component} adds nothing to {overlay}"
+    for doc in docs:
+        if doc["kind"] in CUSTOM:
+            assert doc["metadata"]["namespace"], doc["kind"]
+            continue
+        for k8s_version in KUBERNETES_VERSIONS:
+            try:
+                kubernetes_validate.validate(doc, k8s_version, strict=True)
+            except kubernetes_validate.ValidationError as error:
+                pytest.fail(
+                    f"{k8s_version} {doc['kind']}/{doc['metadata']['name']}: {error.message}"
+                )
+
+
+def test_all_components_together_on_prod(tmp_path):
+    docs = with_components(tmp_path, "prod", COMPONENTS)
+    kinds = {d["kind"] for d in docs}
+    assert CUSTOM | {"Ingress", "ConfigMap"} <= kinds
+
+
+def test_the_servicemonitor_component_renders_on_top_of_an_overlay(tmp_path):
+    docs = with_components(tmp_path, "prod", ("servicemonitor",))
     monitor = find(docs, "ServiceMonitor", "tabletop")
     assert monitor["metadata"]["namespace"] == "tabletop"
+    # kube-prometheus-stack's Prometheus selects by the Helm release's name.
+    assert monitor["metadata"]["labels"]["release"] == generate.RELEASE_LABEL["release"]
+    # One way of scraping: no pod keeps the prometheus.io annotations.
+    for deployment in [d for d in docs if d["kind"] == "Deployment"]:
+        annotations = deployment["spec"]["template"]["metadata"].get("annotations", {})
+        assert not [k for k in annotations if k.startswith("prometheus.io/")], annotations
     (endpoint,) = monitor["spec"]["endpoints"]
     selector = monitor["spec"]["selector"]["matchLabels"]
     # It selects exactly the Services with a metrics port: one target per pod.
@@ -245,7 +298,7 @@ def test_every_workload_is_hardened(overlay):
         ]
         assert len(budgets) == 1, name
     deny = find(docs, "NetworkPolicy", "tabletop-default-deny")
-    assert deny["spec"] == {"podSelector": {}, "policyTypes": ["Ingress"]}
+    assert deny["spec"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
     namespace = next(d for d in docs if d["kind"] == "Namespace")
     assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
 
@@ -343,3 +396,130 @@ def test_dev_stays_plaintext_with_probes_on_the_grpc_port():
         assert not [name for name in env_of(container) if "TLS" in name]
         grpc_port = next(p["containerPort"] for p in container["ports"] if p["name"] == "grpc")
         assert container["readinessProbe"]["grpc"]["port"] == grpc_port
+
+
+def test_prod_leaves_the_replica_count_to_the_autoscalers():
+    docs = rendered("overlays/prod")
+    scaled = {
+        d["spec"]["scaleTargetRef"]["name"] for d in docs if d["kind"] == "HorizontalPodAutoscaler"
+    }
+    deployments = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Deployment"}
+    assert scaled == set(deployments)
+    for name in scaled:
+        # A replicas field would reset the autoscaler's count on every `kubectl apply`.
+        assert "replicas" not in deployments[name]["spec"], name
+
+
+def _egress(docs: list[dict] | tuple[dict, ...], host: str) -> list[dict]:
+    """Every egress rule that applies to the pods of ``host``."""
+    labels = {"app.kubernetes.io/name": host, "app.kubernetes.io/part-of": "tabletop"}
+    rules = []
+    for policy in [d for d in docs if d["kind"] == "NetworkPolicy"]:
+        spec = policy["spec"]
+        if spec["podSelector"].get("matchLabels", {}).items() <= labels.items():
+            assert "Egress" in spec["policyTypes"], policy["metadata"]["name"]
+            rules += spec.get("egress", [])
+    return rules
+
+
+def _is_dns(rule: dict) -> bool:
+    return rule == generate.DNS_EGRESS and {p["port"] for p in rule["ports"]} == {53}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_egress_games_reach_only_dns_and_their_store_the_gateway_only_the_games(overlay):
+    docs = rendered(f"overlays/{overlay}")
+    for entry in registry.SERVICES:
+        rules = _egress(docs, entry.host)
+        others = [r for r in rules if not _is_dns(r)]
+        if overlay == "dev":  # SQLite on a volume: no store on the network
+            assert others == [], others
+        else:
+            assert others == [{"ports": [{"protocol": "TCP", "port": generate.POSTGRES_PORT}]}]
+        assert any(_is_dns(r) for r in rules)
+    rules = _egress(docs, registry.GATEWAY.host)
+    games = [r for r in rules if not _is_dns(r)]
+    reached = set()
+    for rule in games:
+        ((peer,),) = [rule["to"]]
+        (port,) = rule["ports"]
+        reached.add((peer["podSelector"]["matchLabels"]["app.kubernetes.io/name"], port["port"]))
+    assert reached == {(e.host, e.port) for e in registry.SERVICES}
+    assert any(_is_dns(r) for r in rules)
+
+
+def test_the_alerts_component_is_the_rules_file(tmp_path):
+    docs = with_components(tmp_path, "prod", ("alerts",))
+    rule = find(docs, "PrometheusRule", "tabletop")
+    assert rule["metadata"]["labels"]["release"] == generate.RELEASE_LABEL["release"]
+    on_disk = yaml.safe_load((generate.OBSERVABILITY / "rules.yaml").read_text())
+    assert rule["spec"] == {"groups": on_disk["groups"]}
+
+
+def test_the_grafana_dashboard_component_is_the_dashboard(tmp_path):
+    import json
+
+    from deploy.observability import generate as observability
+
+    docs = with_components(tmp_path, "prod", ("grafana-dashboard",))
+    (config_map,) = [
+        d for d in docs if d.get("metadata", {}).get("labels", {}).get("grafana_dashboard")
+    ]
+    assert json.loads(config_map["data"]["tabletop.json"]) == observability.dashboard()
+
+
+def _service_port(docs, name: str, port: int | str) -> dict:
+    service = find(docs, "Service", name)
+    found = [p for p in service["spec"]["ports"] if port in (p["port"], p["name"])]
+    assert len(found) == 1, (name, port)
+    return found[0]
+
+
+def test_the_gateway_api_component_routes_grpc_to_the_gateway_over_tls(tmp_path):
+    docs = with_components(tmp_path, "prod", ("gateway-api",))
+    route = find(docs, "GRPCRoute", registry.GATEWAY.host)
+    (parent,) = route["spec"]["parentRefs"]
+    gateway = find(docs, "Gateway", parent["name"])
+    listener = next(x for x in gateway["spec"]["listeners"] if x["name"] == parent["sectionName"])
+    assert listener["protocol"] == "HTTPS" and listener["tls"]["mode"] == "Terminate"
+    assert listener["hostname"] in route["spec"]["hostnames"]
+    assert {"kind": "GRPCRoute"} in listener["allowedRoutes"]["kinds"]
+    (rule,) = route["spec"]["rules"]
+    (backend,) = rule["backendRefs"]
+    port = _service_port(docs, backend["name"], backend["port"])
+    assert port["name"] == "grpc" and backend["port"] == registry.GATEWAY.port
+    # prod's gateway serves TLS: the hop from the Gateway is TLS, verified.
+    policy = find(docs, "BackendTLSPolicy", registry.GATEWAY.host)
+    (target,) = policy["spec"]["targetRefs"]
+    assert (target["kind"], target["name"], target["sectionName"]) == (
+        "Service",
+        backend["name"],
+        port["name"],
+    )
+    assert policy["spec"]["validation"]["caCertificateRefs"][0]["kind"] == "ConfigMap"
+    assert "TABLETOP_TLS_CERT" in env_of(container_of(find(docs, "Deployment", backend["name"])))
+
+
+def test_the_ingress_component_speaks_grpc_over_tls_to_the_gateway(tmp_path):
+    docs = with_components(tmp_path, "prod", ("ingress",))
+    ingress = find(docs, "Ingress", registry.GATEWAY.host)
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/backend-protocol"] == "GRPCS"
+    # WatchGame streams outlive nginx's 60 s default read timeout.
+    assert int(annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 3600
+    ((path,),) = [r["http"]["paths"] for r in ingress["spec"]["rules"]]
+    backend = path["backend"]["service"]
+    _service_port(docs, backend["name"], backend["port"]["name"])
+    assert ingress["spec"]["tls"][0]["hosts"] == [r["host"] for r in ingress["spec"]["rules"]]
+    assert "TABLETOP_TLS_CERT" in env_of(container_of(find(docs, "Deployment", backend["name"])))
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_overlays_say_how_to_use_a_private_registry(overlay):
+    text = (K8S / "overlays" / overlay / "kustomization.yaml").read_text()
+    commented = "\n".join(line[2:] for line in text.splitlines() if line.startswith("# "))
+    block = yaml.safe_load(commented[commented.index("images:") :].split("\nExposing")[0])
+    names = {spec.tag().rsplit(":", 1)[0] for spec in images()}
+    assert {i["name"] for i in block["images"]} == names
+    # Uncommented, the block is what kustomize needs to move every image.
+    assert all(i["newName"].endswith("/" + i["name"]) for i in block["images"])
