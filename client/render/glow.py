@@ -90,7 +90,7 @@ LETTERS = {"green": "g", "blue": "b", "azure": "a", "red": "r", "orange": "o", "
 def _die(die, mark: str = "", dim: bool = False) -> str:
     colour = _colour(die.colour)
     face = FACES.get(die.face, "?")
-    if not _colours.ENABLED:
+    if not _colours.enabled():
         letter = LETTERS.get(colour, "?")
         face = f"{letter.upper() if die.large else letter}:{face}"
     text = f"[{face}{mark}]"
@@ -209,7 +209,8 @@ def _player(view, header, player) -> list[str]:
             title += f" ({a.bursts:+d}✦)"
     stats = [
         f"score {paint(str(player.score), 'bold')}",
-        f"reroll tokens {player.reroll_tokens}",
+        f"reroll tokens {player.reroll_tokens}"
+        + (f" (+{player.reroll_tokens_due} due)" if player.reroll_tokens_due else ""),
         f"foot {player.footprints}",
         f"fireflies {player.fireflies}",
     ]
@@ -347,7 +348,7 @@ def board(view, header) -> str:
     elif view.HasField("archipelago"):
         lines += _archipelago(view, header)
     legend = "[face] in the die's colour, bold: large"
-    if not _colours.ENABLED:
+    if not _colours.enabled():
         legend = "[colour letter:face], capital: large (k black, a azure)"
     lines.append(paint(f"dice {legend}; ✗ cursed, * picked, dim: used", "dim"))
     if header.status == 1 and header.to_act:

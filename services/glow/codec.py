@@ -381,6 +381,7 @@ def _player(player) -> pb.Player:
         used=player.used,
         score=player.score,
         reroll_tokens=player.rerolls,
+        reroll_tokens_due=player.rerolls_due,
         footprints=player.footprints,
         fireflies=player.fireflies,
         spells=[_SPELL[s] for s in player.spells],

@@ -9,14 +9,22 @@ from services.glow.engine import content, dice, game
 from services.glow.engine.content import COMPANIONS, DICE, SYMBOL, SYMBOLS
 from services.glow.engine.moves import parse_move
 from services.glow.engine.rules import journey, noon, rerolls
-from services.glow.engine.state import State
+from services.glow.engine.state import AFTERNOON, NOON, State
 
 
 def started(
-    seed: int = 1, players: int = 2, board: str = "province", adventurers: tuple[str, ...] = ()
+    seed: int = 1,
+    players: int = 2,
+    board: str = "province",
+    adventurers: tuple[str, ...] = (),
+    options: engine.Options | None = None,
 ) -> State:
-    """A game after the adventurer choices (default: the first free ones in seat order)."""
-    state = engine.new_game(seed, players, engine.Options(board=board))
+    """A game after the adventurer choices (default: the first free ones in seat order).
+
+    ``options`` replaces ``board`` when given.
+    """
+    options = engine.Options(board=board) if options is None else options
+    state = engine.new_game(seed, players, options)
     for seat in range(players):
         if seat < len(adventurers):
             play(state, seat, f"adventurer {adventurers[seat]}")
@@ -168,6 +176,8 @@ def invariants(state: State) -> None:
     for player in state.players:
         assert player.score >= 0
         assert player.rerolls >= 0 and player.footprints >= 0 and player.fireflies >= 0
+        if state.step not in (NOON, AFTERNOON):
+            assert player.rerolls_due == 0, "reroll tokens due are handed out when steps end"
         assert len(player.boats) == content.BOATS
         off_start = [b for b in player.boats if b != content.ARCHIPELAGO.start]
         assert len(set(off_start)) == len(off_start), "two boats on one island"

@@ -148,11 +148,14 @@ def test_example_4_the_blue_company() -> None:
     rerolls = player.rerolls
     assert "go 59" in legal(state, 0)
     play(state, 0, "go 59")
-    assert player.footprints == 0 and player.rerolls == rerolls + 1
+    # The reroll token is due now, and taken from the reserve pool when the step ends.
+    assert player.footprints == 0 and player.rerolls_due == 1
     assert "camp" in legal(state, 0)
     play(state, 0, "go 57")
     assert player.company == 57 and player.encampment == 0
     assert player.done, "to go on they would need to not have a fire symbol"
+    play(state, 1, "end")
+    assert player.rerolls == rerolls + 1 and player.rerolls_due == 0
 
 
 def test_example_4_the_red_boat() -> None:

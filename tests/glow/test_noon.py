@@ -6,6 +6,7 @@ import pytest
 
 from services.glow import engine
 from services.glow.engine.content import BLACK_DIE, COMPANIONS, SYMBOL, parse_condition
+from services.kit.arrival import arrival_orders, check_arrival_orders
 from services.kit.engine import IllegalMove
 from services.kit.testing import assert_refused_unchanged
 
@@ -223,3 +224,112 @@ def test_cromaug_raising_a_sketal_takes_its_die_for_the_next_round() -> None:
 
 def test_companion_names() -> None:
     assert COMPANIONS[41].name == "Cromaug" and COMPANIONS[10].name == "Xar'gok"
+
+
+# ---- simultaneous Noon: nothing depends on whose move reaches the server first ---------
+
+
+def _cromaug_and_a_rivals_sketal(options: engine.Options):
+    """Seat 0 (Pocana) holds Cromaug and rolls an air; seat 1 (Eoles) holds Sketal 15
+    (rock rock: +2 and to the cemetery, its green die back to the reserve pool) and rolls
+    two rocks. Sketal 44 (any colour) waits in the cemetery."""
+    state = started(6, 2, adventurers=("pocana", "eoles"), options=options)
+    give(state, 0, 41)
+    give(state, 1, 15)
+    for companion in (44,):
+        give(state, 0, companion)
+        state.players[0].companions.remove(companion)
+        state.cemetery = sorted([*state.cemetery, companion])
+    (green,) = [d for _, d in state.players[1].sketal_dice]
+    a, b, c = state.players[0].adventurer_dice
+    e1, e2 = state.players[1].adventurer_dice
+    at_noon(
+        state, {0: {a: "air", b: "fire", c: "water"}, 1: {e1: "rock", e2: "rock", green: "fire"}}
+    )
+    assert engine.to_act(state) == (0, 1)
+    return state, green
+
+
+def _first_companion(seat: int, k: int, moves):
+    """Resolve in the listed order; Cromaug takes the first companion it is offered."""
+    raises = [m for m in moves if str(m).startswith("raise") and str(m) != "raise none"]
+    return raises[0] if raises else moves[0]
+
+
+def test_noon_simultaneously_cromaug_takes_from_the_cemetery_as_it_was_when_noon_began() -> None:
+    """Noon: "Simultaneously, the players check one card after another"; Cromaug: "can take
+    another companion of their choice from the cemetery". A companion a rival sends to the
+    cemetery this same Noon fell at the same moment: it is not Cromaug's to take, whoever's
+    move reaches the server first, and neither is the die a rival's Sketal puts back."""
+    state, green = _cromaug_and_a_rivals_sketal(engine.Options())
+    assert check_arrival_orders(engine, state, _first_companion) == 2 * 2
+    play(state, 1, "resolve 15")
+    assert 15 in state.cemetery and green in state.pool
+    play(state, 0, "resolve 41")
+    assert legal(state, 0) == ["raise none", "raise 44"], "not the rival's Sketal"
+    exc = assert_refused_unchanged(engine, state, 0, engine.parse_move("raise 15"), IllegalMove)
+    assert exc.rule == "Cromaug" and "from another seat during this Noon" in exc.message
+    exc = assert_refused_unchanged(engine, state, 0, engine.parse_move("raise 41"), IllegalMove)
+    assert "cannot take itself back" in exc.message
+    exc = assert_refused_unchanged(engine, state, 0, engine.parse_move("raise 3"), IllegalMove)
+    assert "not in the cemetery" in exc.message
+    play(state, 0, "raise 44")
+    colours = legal(state, 0)
+    assert colours and "die green" not in colours, "not the die the rival put back"
+    exc = assert_refused_unchanged(engine, state, 0, engine.parse_move("die green"), IllegalMove)
+    assert exc.rule == "The Sketals" and "put back by another seat" in exc.message
+
+
+def test_noon_cromaug_may_take_back_a_companion_its_own_seat_sent_to_the_cemetery() -> None:
+    """The seat's own resolutions come one after another, in the order it chooses."""
+    state = started(6, 2, adventurers=("pocana", "eoles"))
+    give(state, 0, 11)  # Briki: water water -> +1 footprint, to the cemetery
+    give(state, 0, 41)
+    give(state, 1, 15)
+    a, b, c = state.players[0].adventurer_dice
+    e1, e2 = state.players[1].adventurer_dice
+    at_noon(state, {0: {a: "air", b: "water", c: "water"}, 1: {e1: "rock", e2: "rock"}})
+    play(state, 1, "resolve 15")
+    play(state, 0, "resolve 11")
+    play(state, 0, "resolve 41")
+    assert legal(state, 0) == ["raise none", "raise 11"]
+    assert state.cemetery == [11, 15, 41]
+
+
+def test_noon_the_old_rule_for_stored_games_lets_the_first_arrival_decide() -> None:
+    stored = engine.Options.from_dict({"board": "province", "evening": "shown"})
+    assert stored.simultaneous == "arrival" and engine.Options().simultaneous == "fixed"
+    state, _ = _cromaug_and_a_rivals_sketal(stored)
+    with pytest.raises(AssertionError, match="arrival order"):
+        check_arrival_orders(engine, state, _first_companion)
+    play(state, 1, "resolve 15")
+    play(state, 0, "resolve 41")
+    assert "raise 15" in legal(state, 0), "as stored games were played"
+
+
+def test_noon_the_last_reroll_tokens_go_from_the_first_player_clockwise() -> None:
+    """The reserve pool holds 44 reroll tokens; when it cannot give every seat what its
+    cards earn at the same Noon, the tokens go from the first player clockwise."""
+    for options, fixed in (
+        (engine.Options(), True),
+        (engine.Options(simultaneous="arrival"), False),
+    ):
+        state = started(6, 2, adventurers=("pocana", "eoles"), options=options)
+        give(state, 0, 23)  # Okans: nature -> +1 burst, +1 reroll token
+        give(state, 1, 1)  # Likyar: nature fire -> +1 burst, +1 reroll token
+        held = [p.rerolls for p in state.players]
+        state.reroll_pool = 1
+        a, b, c = state.players[0].adventurer_dice
+        e1, e2 = state.players[1].adventurer_dice
+        at_noon(state, {0: {a: "nature", b: "fire", c: "water"}, 1: {e1: "nature", e2: "fire"}})
+        played = arrival_orders(engine, state, lambda seat, k, moves: moves[0])
+        gained = {
+            tuple(p.rerolls - h for p, h in zip(arrival.state.players, held, strict=True))
+            for arrival in played
+        }
+        if fixed:
+            first = state.first
+            assert gained == {tuple(int(s == first) for s in range(2))}
+            assert all(arrival.state.reroll_pool == 0 for arrival in played)
+        else:
+            assert gained == {(1, 0), (0, 1)}, "the old rule: whoever arrives first"

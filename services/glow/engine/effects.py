@@ -7,7 +7,7 @@ from bisect import insort
 from services.kit.engine import Event
 
 from .content import ADVENTURER, COMPANIONS, SPELLS, Effect
-from .state import Player, State
+from .state import AFTERNOON, NOON, Player, State
 
 
 def player_name(state: State, seat: int) -> str:
@@ -22,12 +22,68 @@ def move_score(player: Player, amount: int) -> int:
     return player.score - before
 
 
+def simultaneous(state: State) -> bool:
+    """In a step where the seats decide at once, under the fixed rule (Options.simultaneous):
+    one seat's moves do not change the shared supplies the others see until it ends."""
+    return state.step in (NOON, AFTERNOON) and state.options.simultaneous == "fixed"
+
+
 def take_rerolls(state: State, player: Player, amount: int) -> int:
-    """Reroll tokens come from the reserve pool of 44 while it lasts."""
+    """Reroll tokens come from the reserve pool of 44 while it lasts.
+
+    During Noon and the Afternoon they are only counted as due, and handed out when the
+    step ends (``hand_out_rerolls``): which seat gets the last tokens must not depend on
+    whose move arrived first. Nobody uses a token before the next Late Morning.
+    """
+    if simultaneous(state):
+        player.rerolls_due += amount
+        return amount
     got = min(amount, state.reroll_pool)
     state.reroll_pool -= got
     player.rerolls += got
     return got
+
+
+def hand_out_rerolls(state: State) -> list[Event]:
+    """The end of a simultaneous step: the reroll tokens due, from the first player
+    clockwise (the order of play), while the reserve pool lasts."""
+    events = []
+    for turn in range(state.n):
+        seat = (state.first + turn) % state.n
+        player = state.players[seat]
+        due, player.rerolls_due = player.rerolls_due, 0
+        got = min(due, state.reroll_pool)
+        state.reroll_pool -= got
+        player.rerolls += got
+        if got < due:
+            events.append(
+                Event(
+                    "rerolls_short",
+                    f"{player_name(state, seat)} gets {got} of {due} reroll tokens: "
+                    "the reserve pool is empty",
+                    seat,
+                    {"due": due, "got": got},
+                )
+            )
+    return events
+
+
+def cemetery_for(state: State, seat: int) -> list[int]:
+    """The cemetery as ``seat`` may take from it now: under the fixed rule, without the
+    companions the other seats sent there during this Noon."""
+    if not simultaneous(state):
+        return list(state.cemetery)
+    others = {c for other, p in enumerate(state.players) if other != seat for c in p.fallen}
+    return [c for c in state.cemetery if c not in others]
+
+
+def pool_for(state: State, seat: int) -> list[int]:
+    """The reserve pool's dice as ``seat`` may take them now: under the fixed rule,
+    without the dice the other seats' Sketals put back during this Noon."""
+    if not simultaneous(state):
+        return list(state.pool)
+    others = {d for other, p in enumerate(state.players) if other != seat for d in p.returned}
+    return [d for d in state.pool if d not in others]
 
 
 def apply_tokens(state: State, seat: int, effect: Effect, why: str) -> list[Event]:
@@ -46,7 +102,8 @@ def apply_tokens(state: State, seat: int, effect: Effect, why: str) -> list[Even
         parts.append(f"{effect.fireflies:+d} fireflies")
     if effect.rerolls:
         got = take_rerolls(state, player, effect.rerolls)
-        parts.append(f"{got:+d} reroll tokens")
+        due = " (due when the step ends)" if simultaneous(state) else ""
+        parts.append(f"{got:+d} reroll tokens{due}")
     if not parts:
         return []
     return [
@@ -70,6 +127,8 @@ def to_cemetery(state: State, seat: int, companion: int, why: str) -> list[Event
     player = state.players[seat]
     player.companions.remove(companion)
     insort(state.cemetery, companion)
+    if state.step == NOON:
+        player.fallen.append(companion)
     events = [
         Event(
             "cemetery",
@@ -88,6 +147,8 @@ def to_cemetery(state: State, seat: int, companion: int, why: str) -> list[Event
             player.cancelled.remove(die)
         state.pool.append(die)
         state.pool.sort()
+        if state.step == NOON:
+            player.returned.append(die)
         events.append(
             Event(
                 "die_returned",

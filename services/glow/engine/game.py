@@ -12,6 +12,7 @@ import types
 from services.kit.engine import Event, IllegalMove, Outcome, check_seat
 
 from .content import DICE, TRACK_SPACES
+from .effects import hand_out_rerolls
 from .moves import (
     ADVENTURER_CHOICE,
     BLACK,
@@ -88,7 +89,7 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     if stage == MOVE_BLACK_DIE:
         return morning.black_die_moves(state, player)
     if stage == SKETAL_DIE:
-        return morning.sketal_die_moves(state)
+        return morning.sketal_die_moves(state, seat)
     if stage == CEMETERY_PICK:
         return morning.cemetery_moves(state)
     if REROLLS <= stage <= FIX_FACE:
@@ -96,7 +97,7 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     if stage == RESOLVING:
         return noon.resolve_moves(state, player)
     if stage == RESURRECT:
-        return noon.raise_moves(state, player)
+        return noon.raise_moves(state, seat)
     if stage in (JOURNEY, SKULL):
         return journey.journey_moves(state, player)
     return []
@@ -163,8 +164,10 @@ def _advance(state: State) -> list[Event]:
             if step == LATE_MORNING:
                 events += noon.start_noon(state)
             elif step == NOON:
+                events += hand_out_rerolls(state)
                 events += journey.start_afternoon(state)
             elif step == AFTERNOON:
+                events += hand_out_rerolls(state)
                 if game_ends(state):
                     state.step = OVER
                     state.result, end_events = final_count(state)
@@ -236,8 +239,22 @@ def explain(state: State, seat: int, move: Move) -> tuple[str, str]:
             return "this card was already resolved this round", rule
         return "this card is not in play or its condition is not met by the dice", rule
     if move.kind == RAISE:
+        if move.a == player.pending:
+            return "Cromaug cannot take itself back from the cemetery", rule
+        if move.a in state.cemetery:
+            return (
+                f"companion {move.a} went to the cemetery from another seat during this "
+                "Noon, at the same time: it cannot be taken back before the next Noon",
+                rule,
+            )
         return f"companion {move.a} is not in the cemetery to take back", rule
     if move.kind == DIE:
+        if any(DICE[d].large and DICE[d].colour == move.a for d in state.pool):
+            return (
+                "the large dice of that colour in the reserve pool were put back by another "
+                "seat during this Noon, at the same time: not before the next Noon",
+                rule,
+            )
         return "no large die of that colour in the reserve pool", rule
     if move.kind in (LOSE, CANCEL):
         return "the player has no such companion or spell", rule

@@ -7,7 +7,9 @@ spell token is in exactly one list at any time (the tests check it).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from services.kit.engine import Options as KitOptions
 from services.kit.engine import Outcome, Rng
@@ -21,9 +23,35 @@ class Options(KitOptions):
 
     ``board``: the side of the journey board, ``"province"`` (The Province of Shadows)
     or ``"archipelago"`` (The Archipelago of Darkness).
+
+    Two rule fixes, kept as options so that games stored before them replay as played
+    (``STORED_BEFORE`` holds the old rule for stored rows without the key); neither is
+    a house rule, and new games always take the default:
+
+    ``evening``: how the small dice go back on the meeting track (Evening, step 1).
+    ``"shown"`` (the rulebook): each die goes to the space of the colour it shows, and
+    only a die showing -2 or a footprint is rerolled until it shows a colour.
+    ``"roll"``: the old engine's rule, every die rolled again until it shows a colour.
+
+    ``simultaneous``: what one seat's moves do to another's during the simultaneous
+    steps (Noon, Afternoon). ``"fixed"``: a seat sees the shared supplies as they
+    stood when the step began, changed only by its own moves (Cromaug may take back
+    neither a companion another seat sent to the cemetery this Noon, nor a die another
+    seat's Sketal returned to the reserve pool), and the reroll tokens earned from the
+    reserve pool are handed out when the step ends, from the first player clockwise, so
+    the order in which moves reach the server never matters. ``"arrival"``: the old
+    engine's rule, every change visible to the others at once.
     """
 
+    STORED_BEFORE: ClassVar[Mapping[str, Any]] = {"evening": "roll", "simultaneous": "arrival"}
+
     board: str = "province"
+    evening: str = "shown"
+    simultaneous: str = "fixed"
+
+
+EVENING_RULES = ("shown", "roll")  # Options.evening: the rulebook's first
+SIMULTANEOUS_RULES = ("fixed", "arrival")  # Options.simultaneous: the rulebook's first
 
 
 # Steps of the day (``State.step``).
@@ -102,6 +130,11 @@ class Player:
     in_village: bool = False  # Province: just entered a village (may camp)
     pending: int = 0  # the space, companion or card a pending sub-decision is about
     stream: int = 0  # the seat's reroll stream for today (see dice.py)
+    # Options.simultaneous "fixed": what this seat did to the shared supplies this step,
+    # so that the other seats go on seeing them as the step began (see rules/noon.py).
+    fallen: list[int] = field(default_factory=list)  # companions it sent to the cemetery
+    returned: list[int] = field(default_factory=list)  # Sketal dice it put back in the pool
+    rerolls_due: int = 0  # reroll tokens earned, handed out when the step ends
 
     def all_dice(self) -> list[int]:
         return sorted(self.adventurer_dice + [d for _, d in self.sketal_dice] + self.small_dice)

@@ -47,6 +47,7 @@ class PlayerView:
     used: tuple[int, ...]  # used on the journey today
     score: int
     rerolls: int
+    rerolls_due: int  # earned this Noon or Afternoon, handed out when the step ends
     footprints: int
     fireflies: int
     spells: tuple[int, ...]  # revealed spell tokens
@@ -108,6 +109,7 @@ def view(state: State, seat: int | None) -> View:
                 used=tuple(p.used),
                 score=p.score,
                 rerolls=p.rerolls,
+                rerolls_due=p.rerolls_due,
                 footprints=p.footprints,
                 fireflies=p.fireflies,
                 spells=tuple(p.spells),

@@ -6,7 +6,7 @@ from services.kit.engine import Event
 
 from ..content import COMPANIONS, TRACK_SPACES
 from ..state import IDLE, State
-from .setup import place_on_track
+from .setup import place_as_shown, place_on_track
 
 
 def game_ends(state: State) -> bool:
@@ -16,11 +16,13 @@ def game_ends(state: State) -> bool:
 
 def evening(state: State) -> list[Event]:
     events = []
-    # 1. Small dice back on the track by their result (-2 and footprints rerolled).
+    # 1. Small dice back on the track by their result (-2 and footprints rerolled);
+    # games stored before that fix rolled every die again (Options.evening "roll").
+    place = place_as_shown if state.options.evening == "shown" else place_on_track
     for seat, player in enumerate(state.players):
         placed = []
         for die in player.small_dice:
-            placed.append((die, place_on_track(state, die)))
+            placed.append((die, place(state, die)))
         player.small_dice = []
         player.rolled = []
         player.cancelled = []

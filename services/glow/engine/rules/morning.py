@@ -8,7 +8,7 @@ from bisect import insort
 from services.kit.engine import Event
 
 from ..content import ANY_COLOUR, BLACK_DIE, COLOURS, COMPANIONS, DICE, NO_DIE, TRACK_SPACES
-from ..effects import player_name, spell_text
+from ..effects import player_name, pool_for, spell_text
 from ..moves import BLACK, BURY, DIE, STAY, TAKE, Move
 from ..state import (
     CEMETERY_PICK,
@@ -68,12 +68,13 @@ def black_die_moves(state: State, player: Player) -> list[Move]:
     ]
 
 
-def sketal_colours(state: State) -> list[int]:
-    return sorted({DICE[d].colour for d in state.pool if DICE[d].large})
+def sketal_colours(state: State, seat: int) -> list[int]:
+    """The colours of the large dice in the reserve pool that ``seat`` may take."""
+    return sorted({DICE[d].colour for d in pool_for(state, seat) if DICE[d].large})
 
 
-def sketal_die_moves(state: State) -> list[Move]:
-    return [Move(DIE, c) for c in sketal_colours(state)]
+def sketal_die_moves(state: State, seat: int) -> list[Move]:
+    return [Move(DIE, c) for c in sketal_colours(state, seat)]
 
 
 def cemetery_moves(state: State) -> list[Move]:
@@ -153,7 +154,7 @@ def companion_arrives(state: State, seat: int, companion: int) -> list[Event]:
     card = COMPANIONS[companion]
     events: list[Event] = []
     if card.die != NO_DIE:
-        colours = sketal_colours(state)
+        colours = sketal_colours(state, seat)
         if card.die != ANY_COLOUR:
             colours = [c for c in colours if c == card.die]
         if len(colours) == 1:
@@ -185,7 +186,7 @@ def companion_arrives(state: State, seat: int, companion: int) -> list[Event]:
 
 
 def give_sketal_die(state: State, seat: int, companion: int, colour: int) -> list[Event]:
-    die = min(d for d in state.pool if DICE[d].large and DICE[d].colour == colour)
+    die = min(d for d in pool_for(state, seat) if DICE[d].large and DICE[d].colour == colour)
     state.pool.remove(die)
     state.players[seat].sketal_dice.append((companion, die))
     return [

@@ -5,6 +5,15 @@ and the curse of the black die takes the matching dice out of the result. Then e
 resolves, one by one, every card (adventurer, companions, revealed spells) whose
 condition its dice meet; all triggered effects must be applied, so the step ends for a
 seat when nothing is left to resolve.
+
+The seats resolve at the same time, so what one seat does must not change what another
+may do depending on whose move reaches the server first (Options.simultaneous "fixed"):
+Cromaug takes back a companion from the cemetery as it stood when Noon began, with the
+companions its own seat sent there since, not those the other seats sent there this Noon
+(they fell at the same moment); a Sketal it raises takes its die from the reserve pool
+likewise; the reroll tokens earned are handed out when the step ends, from the first
+player clockwise. Everything else a seat resolves concerns its own cards, dice and tokens
+(Xar'gok's spells go face down to the others and act from the next round).
 """
 
 from __future__ import annotations
@@ -30,7 +39,14 @@ from ..content import (
     Effect,
 )
 from ..dice import counts, curse_cancels, symbol
-from ..effects import apply_tokens, move_score, player_name, spell_text, to_cemetery
+from ..effects import (
+    apply_tokens,
+    cemetery_for,
+    move_score,
+    player_name,
+    spell_text,
+    to_cemetery,
+)
 from ..moves import ADVENTURER_REF, NONE, RAISE, RESOLVE, SPELL_REF, Move
 from ..state import IDLE, NOON, RESOLVING, RESURRECT, Player, State
 from .morning import companion_arrives, has_kaar
@@ -39,6 +55,9 @@ from .morning import companion_arrives, has_kaar
 def start_noon(state: State) -> list[Event]:
     state.step = NOON
     events = []
+    for player in state.players:
+        player.fallen = []
+        player.returned = []
     for seat in range(state.n):
         events += dice_faces(state, seat)
     for player in state.players:
@@ -126,10 +145,11 @@ def resolve_moves(state: State, player: Player) -> list[Move]:
     return sorted(Move(RESOLVE, ref) for ref, _ in triggered(state, player))
 
 
-def raise_moves(state: State, player: Player) -> list[Move]:
-    return [Move(RAISE, NONE)] + [
-        Move(RAISE, c) for c in sorted(state.cemetery) if c != player.pending
-    ]
+def raise_moves(state: State, seat: int) -> list[Move]:
+    """Cromaug's choice: no one, or a companion from the cemetery as this seat sees it
+    (see ``cemetery_for``), but not Cromaug itself."""
+    pending = state.players[seat].pending
+    return [Move(RAISE, NONE)] + [Move(RAISE, c) for c in cemetery_for(state, seat) if c != pending]
 
 
 def _check_done(state: State, player: Player) -> None:
@@ -178,7 +198,7 @@ def resolve(state: State, seat: int, move: Move) -> list[Event]:
         events += to_cemetery(state, seat, ref, "skull")
     if effect.spell:
         events += cast_spells(state, seat)
-    if effect.resurrect and any(c != ref for c in state.cemetery):
+    if effect.resurrect and any(c != ref for c in cemetery_for(state, seat)):
         player.pending = ref
         player.stage = RESURRECT
     _check_done(state, player)

@@ -26,7 +26,15 @@ from ..content import (
 from ..dice import roll, symbol
 from ..effects import player_name, take_rerolls
 from ..moves import ADVENTURER_CHOICE, Move
-from ..state import CHOOSE_ADVENTURER, IDLE, Options, Player, State
+from ..state import (
+    CHOOSE_ADVENTURER,
+    EVENING_RULES,
+    IDLE,
+    SIMULTANEOUS_RULES,
+    Options,
+    Player,
+    State,
+)
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
@@ -46,6 +54,15 @@ def new_game(seed: int, players: int, options: Options | None = None) -> State:
         raise BadOptions(f"Glow is for {MIN_PLAYERS} to {MAX_PLAYERS} players")
     if options.board not in BOARDS:
         raise BadOptions(f"unknown board {options.board!r}: one of {', '.join(BOARDS)}")
+    if options.evening not in EVENING_RULES:
+        raise BadOptions(
+            f"unknown evening rule {options.evening!r}: one of {', '.join(EVENING_RULES)}"
+        )
+    if options.simultaneous not in SIMULTANEOUS_RULES:
+        raise BadOptions(
+            f"unknown simultaneous rule {options.simultaneous!r}: "
+            f"one of {', '.join(SIMULTANEOUS_RULES)}"
+        )
     if not isinstance(seed, int):
         raise BadOptions("the seed is an integer")
     state = State(players=[Player() for _ in range(players)], options=options, rng=Rng(seed))
@@ -85,6 +102,17 @@ def place_on_track(state: State, die: int, occupied_only: bool = False) -> int:
         state.track_dice[space].append(die)
         state.track_dice[space].sort()
         return space
+
+
+def place_as_shown(state: State, die: int) -> int:
+    """Evening: put a die on the space of the element it shows; a die showing -2 or a
+    footprint is first rerolled until it shows an element."""
+    if symbol(state, die) not in ELEMENTS:
+        return place_on_track(state, die)
+    space = SPACE_OF_ELEMENT[symbol(state, die)]
+    state.track_dice[space].append(die)
+    state.track_dice[space].sort()
+    return space
 
 
 def adventurer_moves(state: State) -> list[Move]:
