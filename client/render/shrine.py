@@ -1,7 +1,13 @@
 """Shrine: Duel of Light as text: the board with its four dials and where they face, the
 Offering, the pouch and the Treasury, each player board, and for the caller only their
-Code card and Shape hand. Moon sits at the top, Sun at the bottom (fields are named from
-the Sun side). Fits a 100-column terminal."""
+Code card and Shape hand. Fits a 100-column terminal.
+
+The board is drawn from one seat's side ("seated on the side of either the Sun or the
+Moon glyph"): the view's ``bottom_seat`` (the caller's seat, Sun for a spectator), or the
+seat asked for. From Moon's side the board and the Code card are turned half round: row 4
+nearest, columns d to a. Field names never turn (b1 is b1 from either side), because
+moves and stored games use them; the margins label the rows and columns where they are
+drawn."""
 
 from __future__ import annotations
 
@@ -43,7 +49,7 @@ ARROWS = {
     (1, -1): "↘",
 }
 LEGEND = (
-    "    ◎a1 the field dial a1 faces · #Sun/#Moon a Block token (a claim) · * a target · "
+    "    ◎a1 the field dial a1 faces · #Sun/#Moon a Block token and its claim · * a target · "
     "R+B a stack"
 )
 _ANSI = re.compile(r"\033\[[0-9;]*m")
@@ -76,6 +82,21 @@ def _xy(name: str) -> tuple[int, int]:
     return COLUMNS.index(name[0]), int(name[1]) - 1
 
 
+def _side(view, as_seat: int | None) -> int:
+    """The seat whose side is drawn at the bottom: the one asked for, else the view's."""
+    seat = as_seat if as_seat is not None else view.bottom_seat
+    return seat if seat in (0, 1) else 0
+
+
+def _rows(bottom: int) -> list[int]:
+    """Board rows from the top of the drawing down: Sun's side is row 1, Moon's row 4."""
+    return [4, 3, 2, 1] if bottom == 0 else [1, 2, 3, 4]
+
+
+def _columns(bottom: int) -> str:
+    return COLUMNS if bottom == 0 else COLUMNS[::-1]
+
+
 # -- the board ----------------------------------------------------------------------------
 
 
@@ -95,11 +116,12 @@ def _field_cell(field, facing: dict[str, tuple[str, bool]]) -> list[str]:
     block = ""
     if field.HasField("blocked_by"):
         who = SEATS[field.blocked_by] if field.blocked_by in (0, 1) else "?"
-        block = paint(f"#{who}" + (" target" if field.claimed_target else ""), "magenta", "bold")
+        claim = " target" if field.claimed_target else " (none)" if field.no_claim else ""
+        block = paint(f"#{who}{claim}", "magenta", "bold")
     return [top, lenses, block]
 
 
-def _dial_cell(dial) -> list[str]:
+def _dial_cell(dial, bottom: int) -> list[str]:
     if dial.side == pb.DIAL_SIDE_REMOVED:
         return [
             paint(f"dial {dial.corner}", "dim"),
@@ -108,7 +130,8 @@ def _dial_cell(dial) -> list[str]:
         ]
     x0, y0 = _xy(dial.corner)
     x1, y1 = _xy(dial.facing)
-    arrow = ARROWS.get((x1 - x0, y1 - y0), "?")
+    turn = 1 if bottom == 0 else -1  # from Moon's side, up the page is towards Sun
+    arrow = ARROWS.get((turn * (x1 - x0), turn * (y1 - y0)), "?")
     active = dial.side == pb.DIAL_SIDE_ACTIVE
     style = ("yellow", "bold") if active else ("grey",)
     return [
@@ -118,7 +141,7 @@ def _dial_cell(dial) -> list[str]:
     ]
 
 
-def _board_lines(view) -> list[str]:
+def _board_lines(view, bottom: int) -> list[str]:
     fields = {f.name: f for f in view.fields}
     dials = {d.corner: d for d in view.dials}
     facing = {
@@ -127,15 +150,16 @@ def _board_lines(view) -> list[str]:
         if d.side != pb.DIAL_SIDE_REMOVED
     }
     rule = "─" * (CELL + 1)
-    letters = "".join(f"{c:^{CELL + 2}}" for c in COLUMNS)
-    lines = ["Moon" + letters]
+    columns, rows = _columns(bottom), _rows(bottom)
+    letters = "".join(f"{c:^{CELL + 2}}" for c in columns)
+    lines = [f"{SEATS[1 - bottom]:4}" + letters]
     lines.append("   ┌" + "┬".join([rule] * 4) + "┐")
-    for row in range(4, 0, -1):
+    for row in rows:
         cells = []
-        for column in COLUMNS:
+        for column in columns:
             name = f"{column}{row}"
             if name in dials:
-                cells.append(_dial_cell(dials[name]))
+                cells.append(_dial_cell(dials[name], bottom))
             elif name in fields:
                 cells.append(_field_cell(fields[name], facing))
             else:
@@ -143,11 +167,11 @@ def _board_lines(view) -> list[str]:
         for i in range(3):
             label = f" {row} " if i == 1 else "   "
             lines.append(label + "│" + "│".join(" " + _pad(c[i], CELL) for c in cells) + "│")
+        last = row == rows[-1]
         lines.append(
-            "   "
-            + ("├" + "┼".join([rule] * 4) + "┤" if row > 1 else "└" + "┴".join([rule] * 4) + "┘")
+            "   " + ("└" + "┴".join([rule] * 4) + "┘" if last else "├" + "┼".join([rule] * 4) + "┤")
         )
-    lines.append("Sun " + letters)
+    lines.append(f"{SEATS[bottom]:4}" + letters)
     return lines
 
 
@@ -170,13 +194,20 @@ def _table_lines(view) -> list[str]:
     return lines
 
 
-def _code_lines(card) -> list[str]:
+def _code_lines(card, bottom: int) -> list[str]:
+    """The Code card aligned with the board as drawn ("using the Sun and Moon glyphs as
+    reference points")."""
     colours = {f.field: f.colour for f in card.fields}
     targets = set(card.targets)
-    lines = ["", paint(f"Your Code card {card.id}", "bold"), "      a  b  c  d"]
-    for row in range(4, 0, -1):
+    columns = _columns(bottom)
+    lines = [
+        "",
+        paint(f"Your Code card {card.id}", "bold"),
+        "     " + "".join(f" {c} " for c in columns),
+    ]
+    for row in _rows(bottom):
         out = f"   {row} "
-        for column in COLUMNS:
+        for column in columns:
             name = f"{column}{row}"
             if name in colours:
                 out += " " + _letter(colours[name]) + ("*" if name in targets else " ")
@@ -256,12 +287,15 @@ def _player_lines(view, header, player) -> list[str]:
 # -- the whole view ------------------------------------------------------------------------
 
 
-def board(view, header) -> str:
-    left = _board_lines(view)
+def board(view, header, as_seat: int | None = None) -> str:
+    """The whole view as text, the board drawn from ``as_seat``'s side (default: the
+    view's ``bottom_seat``: the caller's own seat, Sun for a spectator)."""
+    bottom = _side(view, as_seat)
+    left = _board_lines(view, bottom)
     right = _table_lines(view)
     for player in view.players:
         if player.HasField("code_card"):
-            right.extend(_code_lines(player.code_card))
+            right.extend(_code_lines(player.code_card, bottom))
     right = [""] * 2 + right
     width = max(_width(line) for line in left) + 3
     lines = [
@@ -270,6 +304,13 @@ def board(view, header) -> str:
     ]
     lines = [line.rstrip() for line in lines]
     lines.append(paint(LEGEND, "dim"))
+    lines.append(
+        paint(
+            f"    drawn from {SEATS[bottom]}'s side ({SEATS[bottom]} at the bottom);"
+            " field names are the same from either side",
+            "dim",
+        )
+    )
     who = SEATS[view.current] if view.current in (0, 1) else "?"
     if header.status == 1:
         lines.append(paint(f"turn {view.turn}: {who}: {view.step_text}", "bold"))
@@ -329,7 +370,8 @@ def move(message) -> str:
     if kind == "relocate":
         return f"relocate {body.origin} {_colour_name(body.colour)} {body.destination}"
     if kind == "block":
-        return f"block {body.field}" + (" target" if body.target else "")
+        claim = " target" if body.target else " noclaim" if body.no_claim else ""
+        return f"block {body.field}{claim}"
     if kind == "at":
         ignored = f" ignore {body.ignored}" if body.ignored else ""
         return f"at {' '.join(body.fields)}{ignored}"

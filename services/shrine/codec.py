@@ -110,7 +110,8 @@ def _decode(kind: Kind, body) -> engine.Move:
         to = _field(body.destination, "destination")
         return engine.Move(kind, field=origin, colour=colour, to=to)
     if kind is Kind.BLOCK:
-        return engine.Move(kind, field=_field(body.field, "field"), target=bool(body.target))
+        field = _field(body.field, "field")
+        return engine.Move(kind, field=field, target=bool(body.target), no_claim=body.no_claim)
     if kind is Kind.AT:
         if not 0 < len(body.fields) <= FIELDS:
             raise MalformedMove(f"a shape covers 1 to {FIELDS} fields")
@@ -157,7 +158,8 @@ def move_to_proto(move: engine.Move) -> pb.Move:
             )
         )
     if kind is Kind.BLOCK:
-        return pb.Move(block=pb.Block(field=_name(move.field), target=move.target))
+        block = pb.Block(field=_name(move.field), target=move.target, no_claim=move.no_claim)
+        return pb.Move(block=block)
     if kind is Kind.AT:
         return pb.Move(
             at=pb.ShapeFields(
@@ -237,6 +239,7 @@ def _colour_of(name: str) -> int:
 
 def view_to_proto(view: engine.View) -> pb.View:
     message = pb.View(
+        bottom_seat=view.bottom_seat,
         step=_STEPS[view.step],
         step_text=view.step_text,
         turn=view.turn,
@@ -271,6 +274,7 @@ def view_to_proto(view: engine.View) -> pb.View:
             dial=f.dial,
             claimed_target=f.claimed_target,
             printed_target=f.printed_target,
+            no_claim=f.no_claim,
         )
         if f.blocked_by:
             out.blocked_by = _SEAT[f.blocked_by]

@@ -35,8 +35,9 @@ def check_state(state: State) -> None:
     for field in range(FIELDS):
         if state.blocked_by[field] >= 0:
             assert state.lenses[field], "a Block token on a field without a Lens"
+            assert not (state.block_target[field] and state.block_no_claim[field])
         else:
-            assert not state.block_target[field]
+            assert not state.block_target[field] and not state.block_no_claim[field]
     # dials and the game progress track
     assert len(set(state.track)) == len(state.track) <= len(BOARD.track)
     assert all(0 <= f <= 2 for f in state.facing)
@@ -83,3 +84,4 @@ def check_view(state: State, seen, seat: int | None) -> None:
     if seen.drawn_cards is not None:
         assert seat == state.current and state.drawn
     assert "Rng" not in text and "rng" not in text and "seed" not in text
+    assert seen.bottom_seat == (0 if seat is None else seat), "the board is not drawn from seat"

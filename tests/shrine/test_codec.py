@@ -57,6 +57,7 @@ EVERY_KIND = [
     "relocate b1 blue c3",
     "block b2",
     "block b2 target",
+    "block b2 noclaim",
     "done",
     "shape 17",
     "at b1 b2 c2",
@@ -137,6 +138,9 @@ MALFORMED = {
     "unknown shape field": pb.Move(at=pb.ShapeFields(fields=["b1", "x7"])),
     "ignored not in fields": pb.Move(at=pb.ShapeFields(fields=["b1", "b2"], ignored="c2")),
     "ignored unknown": pb.Move(at=pb.ShapeFields(fields=["b1", "b2"], ignored="q")),
+    "block a target claiming nothing": pb.Move(
+        block=pb.Block(field="b2", target=True, no_claim=True)
+    ),
 }
 
 
@@ -243,6 +247,7 @@ def test_the_view_carries_what_the_engine_view_holds():
             message = codec.view_to_proto(seen)
             assert step[message.step] == seen.step and message.step_text == seen.step_text
             assert (message.turn, message.current) == (seen.turn, seen.current)
+            assert message.bottom_seat == seen.bottom_seat
             assert colour[message.code_set] == seen.code_set
             assert colour[message.offering] == seen.offering
             for f, m in zip(seen.fields, message.fields, strict=True):
@@ -251,6 +256,7 @@ def test_the_view_carries_what_the_engine_view_holds():
                 assert colour[m.shows] == f.shows
                 who = seen.seats[m.blocked_by] if m.HasField("blocked_by") else ""
                 assert who == f.blocked_by and m.claimed_target == f.claimed_target
+                assert m.no_claim == f.no_claim
             for d, m in zip(seen.dials, message.dials, strict=True):
                 assert (m.corner, tuple(m.fields), m.facing) == (d.corner, d.fields, d.facing)
                 assert side[m.side] == d.side

@@ -33,6 +33,7 @@ def candidates(state) -> list[Move]:
     out += [Move(Kind.CLAIM, colour=c) for c in range(6)]
     out += [Move(Kind.PLACE, field=f) for f in fields]
     out += [Move(Kind.BLOCK, field=f, target=t) for f in fields for t in (False, True)]
+    out += [Move(Kind.BLOCK, field=f, no_claim=True) for f in fields]
     out += [Move(Kind.OVERWRITE, field=f, colour=c) for f in fields for c in range(3)]
     out += [
         Move(Kind.RELOCATE, field=f, colour=c, to=t)

@@ -27,6 +27,7 @@ TEXTS = [
     "relocate b1 blue d3",
     "block b2",
     "block b2 target",
+    "block b2 noclaim",
     "done",
     "shape 17",
     "at b1 b2 c2",
@@ -78,6 +79,9 @@ def test_fields_of_a_move() -> None:
         "reward unlock",
         "reward gold",
         "block b1 maybe",
+        "block b1 noclaim target",
+        "block b1 target noclaim",
+        "block b1 noclaim noclaim",
         "claim gold",
         "unlock everything",
         "pass now",
@@ -86,6 +90,19 @@ def test_fields_of_a_move() -> None:
 def test_malformed_text_is_refused(text: str) -> None:
     with pytest.raises(MalformedMove):
         parse_move(text)
+
+
+def test_each_block_text_names_its_own_claim() -> None:
+    """The text forms are the format of stored games: ``block b2`` and ``block b2 target``
+    keep their meaning (a claim), and the Block that claims nothing has a form of its own."""
+    plain, target, nothing = (
+        parse_move(t) for t in ("block b2", "block b2 target", "block b2 noclaim")
+    )
+    assert (plain.target, plain.no_claim) == (False, False)
+    assert (target.target, target.no_claim) == (True, False)
+    assert (nothing.target, nothing.no_claim) == (False, True)
+    assert len({plain, target, nothing}) == 3
+    assert sorted([target, nothing, plain]) == [plain, nothing, target]
 
 
 def test_moves_of_different_kinds_sort_by_the_order_of_the_turn() -> None:
@@ -111,6 +128,9 @@ def test_moves_are_hashable_values() -> None:
         Move(Kind.OVERWRITE, field=1, colour=5),
         Move(Kind.UNLOCK, power=6),
         Move(Kind.BLOCK, field=1, target=1),  # type: ignore[arg-type]
+        Move(Kind.BLOCK, field=1, no_claim=1),  # type: ignore[arg-type]
+        Move(Kind.BLOCK, field=1, target=True, no_claim=True),  # claims a target, and nothing
+        Move(Kind.PLACE, field=1, no_claim=True),  # only a Block claims
         Move(Kind.AT, mask=0),
         Move(Kind.AT, mask=1, field=3),
         Move(7),  # type: ignore[arg-type]

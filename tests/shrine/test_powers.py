@@ -9,15 +9,17 @@ from services.kit.testing import assert_refused_unchanged
 from services.shrine import engine
 from services.shrine.engine import rulebook
 from services.shrine.engine.content import BOARD, CONTENT, PLAYER
-from services.shrine.engine.scoring import false_block_claims, tallies
+from services.shrine.engine.scoring import false_block_claims, field_value, tallies
 from services.shrine.engine.state import Phase
 from tests.shrine.invariants import check_state
 from tests.shrine.scenario import (
+    MOON,
     SUN,
     C,
     F,
     P,
     clear_board,
+    code_colour,
     dials,
     face,
     game,
@@ -208,6 +210,88 @@ def test_blocking_after_placing_in_the_same_turn() -> None:
     assert "block b1" in moves(state, SUN)
     play(state, SUN, "block b1")
     assert state.phase is Phase.AFTER
+
+
+def test_place_a_block_token_on_a_field_containing_at_least_one_arcane_lens() -> None:
+    """Rulebook: "Place one of your three Block tokens on a field containing at least one
+    Arcane Lens ... If the color on the field matches the color on your Code card,
+    immediately gain the corresponding amount of Treasure." A match is not needed to
+    block: ``noclaim`` blocks a field the player does not claim, paying the power's price
+    and gaining nothing."""
+    state = game(4)
+    clear_board(state)
+    shown = mismatch(state, SUN, "a2")
+    put(state, "b2", "red")
+    step_three(state, SUN, treasure=3)
+    unlock_powers(state, SUN, "blocking")
+    assert moves(state, SUN, "block") == [
+        "block a2",
+        "block a2 noclaim",
+        "block a2 target",
+        "block b2",
+        "block b2 noclaim",
+        "block b2 target",
+    ]
+    events = play(state, SUN, "block a2 noclaim")
+    assert state.players[SUN].treasure == 3 - 1  # the outer price, and nothing gained
+    assert state.players[SUN].powers[P("blocking")] == 1
+    assert state.blocked_by[F("a2")] == SUN and state.players[SUN].blocks_used == 1
+    assert state.block_no_claim[F("a2")] and not state.block_target[F("a2")]
+    assert events[0].text == f"Sun blocked a2 ({shown}), claiming nothing: no Treasure (paid 1)"
+    assert events[0].data["gained"] == 0 and events[0].data["no_claim"] is True
+    assert "a2" not in " ".join(moves(state, SUN))  # "can no longer be interacted with"
+    check_state(state)
+
+
+def test_a_block_that_claims_nothing_needs_what_every_block_needs() -> None:
+    state = game(4)
+    clear_board(state)
+    put(state, "b2", "red")
+    step_three(state, SUN, treasure=1)
+    assert refused(state, SUN, "block b2 noclaim").rule == rulebook.TREASURE_POWERS  # blocked
+    unlock_powers(state, SUN, "blocking")
+    assert refused(state, SUN, "block c2 noclaim").rule == rulebook.BLOCKING  # no Lens there
+    assert refused(state, SUN, "block b2 noclaim").rule == rulebook.TREASURE_POWERS  # costs 2
+
+
+def test_validate_blocked_fields_a_block_that_claims_nothing_is_no_claim() -> None:
+    """End of the game: "Validate Blocked Fields ... If a mistake is discovered (the field
+    color does not match the player's Code card), the player must pay a penalty of 6
+    Treasures." A Block that claimed nothing made no claim to validate: no penalty, and
+    (like every blocked field) it is not scored. The control claims the same field."""
+    results = {}
+    for claim in ("noclaim", ""):
+        state = game(4)
+        clear_board(state)
+        match(state, MOON, "a2")  # Moon's colour there, so never Sun's (the cards differ)
+        assert code_colour(state, SUN, "a2") != code_colour(state, MOON, "a2")
+        step_three(state, SUN, treasure=1)
+        unlock_powers(state, SUN, "blocking")
+        play(state, SUN, f"block a2 {claim}".strip())
+        results[claim or "claim"] = (false_block_claims(state, SUN), tallies(state), state)
+    nothing, nothing_tally, _ = results["noclaim"]
+    claimed, claimed_tally, claimed_state = results["claim"]
+    gained = field_value(claimed_state.lenses[F("a2")])
+    assert nothing == [] and nothing_tally[SUN].false_claims == 0
+    assert claimed == [F("a2")] and claimed_tally[SUN].false_claims == 1  # the control
+    assert nothing_tally[SUN].total == 0  # paid 1, gained nothing, no penalty
+    assert claimed_tally[SUN].total == gained - PLAYER.false_claim_penalty
+    # the field was denied to Moon, whose Code card it matches: not scored at the end
+    assert nothing_tally[MOON].fields == 0 and nothing_tally[MOON].area == 1
+
+
+def test_a_block_that_claims_nothing_on_a_matching_field_gains_nothing() -> None:
+    """Nothing is claimed, so nothing is gained, even where the Code card matches; the field
+    still counts in the largest contiguous area."""
+    state = game(4)
+    clear_board(state)
+    match(state, SUN, "a2")
+    step_three(state, SUN, treasure=1)
+    unlock_powers(state, SUN, "blocking")
+    play(state, SUN, "block a2 noclaim")
+    tally = tallies(state)[SUN]
+    assert state.players[SUN].treasure == 0
+    assert tally.false_claims == 0 and tally.fields == 0 and tally.area == 1
 
 
 # -- Feathered Serpents -----------------------------------------------------------------------

@@ -6,6 +6,8 @@ and will be one case of the protobuf ``oneof``. ``str(move)`` is its text form a
 
     >>> str(parse_move("relocate b1 red c3"))
     'relocate b1 red c3'
+
+Text forms are the format of stored games: a form, once written, keeps its meaning.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class Kind(IntEnum):
     PLACE = 9  # place the Offering's Lens (with free rotation and any power it needs)
     OVERWRITE = 10  # Overwriting: remove a Lens of that colour, then place
     RELOCATE = 11  # Relocating: move a Lens instead of placing
-    BLOCK = 12  # Treasure Acquisition and Field Blocking (a claim)
+    BLOCK = 12  # Treasure Acquisition and Field Blocking (a claim, or none)
     DONE = 13  # end step 3 after placing
     SHAPE = 14  # Radiant Shapes: complete this Shape card
     AT = 15  # ... on these fields (optionally ignoring one with a Serpent)
@@ -62,8 +64,9 @@ class Move:
 
     ``field``/``to`` are field numbers (0-11, named a-d/1-4 in text), ``colour`` a colour
     number, ``power`` a Treasure Power (-1 in REWARD: Treasure only), ``number`` a deck
-    size, a Shape card id or the index of a drawn card, ``mask`` a set of fields, and
-    ``target`` whether a Block claims a target field.
+    size, a Shape card id or the index of a drawn card, ``mask`` a set of fields,
+    ``target`` whether a Block claims a target field, and ``no_claim`` whether a Block
+    claims nothing at all (no Treasure now, nothing checked at the end).
     """
 
     kind: Kind
@@ -74,6 +77,7 @@ class Move:
     number: int = -1
     mask: int = 0
     target: bool = False
+    no_claim: bool = False
 
     def __str__(self) -> str:
         return _text(self)
@@ -84,7 +88,7 @@ class Move:
             type(self.kind) is Kind
             and type(self.field) is type(self.colour) is type(self.to) is int
             and type(self.power) is type(self.number) is type(self.mask) is int
-            and type(self.target) is bool
+            and type(self.target) is type(self.no_claim) is bool
         ):
             return _problem(self)
         return _known_problem(self)  # well typed, so equal moves are the same move
@@ -112,7 +116,8 @@ def _text(move: Move) -> str:
     if kind is Kind.RELOCATE:
         return f"{word} {_fname(move.field)} {colours.NAMES[move.colour]} {_fname(move.to)}"
     if kind is Kind.BLOCK:
-        return f"{word} {_fname(move.field)}" + (" target" if move.target else "")
+        claim = " target" if move.target else " noclaim" if move.no_claim else ""
+        return f"{word} {_fname(move.field)}{claim}"
     if kind is Kind.AT:
         ignore = f" ignore {_fname(move.field)}" if move.field >= 0 else ""
         return f"{word} {' '.join(_mask_names(move.mask))}{ignore}"
@@ -132,7 +137,7 @@ _USES: dict[Kind, tuple[str, ...]] = {
     Kind.PLACE: ("field",),
     Kind.OVERWRITE: ("field", "colour"),
     Kind.RELOCATE: ("field", "colour", "to"),
-    Kind.BLOCK: ("field", "target"),
+    Kind.BLOCK: ("field", "target", "no_claim"),
     Kind.SHAPE: ("number",),
     Kind.AT: ("field", "mask"),
     Kind.CLAIM: ("colour",),
@@ -147,6 +152,7 @@ _DEFAULTS = {
     "number": -1,
     "mask": 0,
     "target": False,
+    "no_claim": False,
 }
 
 
@@ -161,9 +167,9 @@ def _problem(move: Move) -> str | None:
     uses = _USES.get(move.kind, ())
     for name, default in _DEFAULTS.items():
         value = getattr(move, name)
-        if name == "target":
+        if name in ("target", "no_claim"):
             if not isinstance(value, bool):
-                return "target must be true or false"
+                return f"{name} must be true or false"
         elif not isinstance(value, int) or isinstance(value, bool):
             return f"{name} must be a whole number"
         if name not in uses and value != default:
@@ -174,6 +180,8 @@ def _problem(move: Move) -> str | None:
         return "no such field"
     if "to" in uses and move.to not in in_fields:
         return "no such field"
+    if move.target and move.no_claim:
+        return "a Block that claims nothing claims no target"
     if kind in (Kind.OVERWRITE, Kind.RELOCATE) and move.colour not in colours.BASIC:
         return "Lenses are red, yellow or blue"
     if kind is Kind.CLAIM and move.colour not in range(len(colours.NAMES)):
@@ -263,6 +271,8 @@ def _parse_args(kind: Kind, args: list[str]) -> Move:
     if kind is Kind.BLOCK:
         if len(args) == 2 and args[1] == "target":
             return Move(kind, field=_field(args[0]), target=True)
+        if len(args) == 2 and args[1] == "noclaim":
+            return Move(kind, field=_field(args[0]), no_claim=True)
         _expect(args, 1)
         return Move(kind, field=_field(args[0]))
     if kind is Kind.AT:

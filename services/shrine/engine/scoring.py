@@ -69,12 +69,14 @@ def largest_area(match: list[bool]) -> int:
 
 def false_block_claims(state: State, seat: int) -> list[int]:
     """Blocked fields whose claim the Code card does not bear out: the colour does not
-    match, or a claimed target is not one."""
+    match, or a claimed target is not one. A Block that claims nothing is no claim, so
+    it is never false ("Validate Blocked Fields" checks claims)."""
     code = code_colours(state, seat)
     return [
         f
         for f in range(FIELDS)
         if state.blocked_by[f] == seat
+        and not state.block_no_claim[f]
         and (
             colours.seen(state.lenses[f]) != code[f]
             or (state.block_target[f] and not is_target(state, seat, f))

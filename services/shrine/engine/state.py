@@ -79,6 +79,7 @@ class State:
     lenses: list[list[int]] = field(default_factory=lambda: [[] for _ in range(FIELDS)])
     blocked_by: list[int] = field(default_factory=lambda: [-1] * FIELDS)
     block_target: list[bool] = field(default_factory=lambda: [False] * FIELDS)
+    block_no_claim: list[bool] = field(default_factory=lambda: [False] * FIELDS)  # claims nothing
     facing: list[int] = field(default_factory=lambda: [d.facing for d in BOARD.dials])
     active: list[bool] = field(default_factory=lambda: [True] * len(BOARD.dials))
     track: list[int] = field(default_factory=list)  # dials removed, in order

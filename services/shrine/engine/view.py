@@ -16,7 +16,7 @@ from services.shrine.engine import colours
 from services.shrine.engine.content import BOARD, CONTENT, FIELDS, PLAYER
 from services.shrine.engine.rules.shapes import play_decks, tokens_left
 from services.shrine.engine.rules.steps import STEP_TEXT
-from services.shrine.engine.state import SEAT_NAMES, Phase, State
+from services.shrine.engine.state import SEAT_NAMES, SUN, Phase, State
 
 
 @dataclass(frozen=True)
@@ -29,13 +29,15 @@ class FieldView:
     blocked_by: str  # a seat name, or ""
     claimed_target: bool  # the Block claim includes "target"
     printed_target: bool
+    no_claim: bool  # the Block token claims nothing ("block <field> noclaim")
 
     def __repr__(self) -> str:
         text = f"{self.name}:{'+'.join(self.lenses) or '-'}"
         if len(self.lenses) == 2:
             text += f"={self.shows}"
         if self.blocked_by:
-            text += f"#{self.blocked_by}" + ("(target)" if self.claimed_target else "")
+            claim = "(target)" if self.claimed_target else "(noclaim)" if self.no_claim else ""
+            text += f"#{self.blocked_by}{claim}"
         return text + ("!" if self.printed_target else "")
 
 
@@ -105,6 +107,11 @@ class PlayerView:
 @dataclass(frozen=True)
 class View:
     seat: int | None
+    # The seat whose side of the board is nearest this viewer ("Players should orient the
+    # board between them so that each player is seated on the side of either the Sun or
+    # the Moon glyph"): the viewer's own seat, Sun for a spectator. Field names stay
+    # absolute (named from the Sun side); only the drawing turns.
+    bottom_seat: int
     seats: tuple[str, ...]
     to_act: tuple[int, ...]
     step: str
@@ -183,6 +190,7 @@ def view(state: State, seat: int | None) -> View:
     drawer = state.current if state.drawn else -1
     return View(
         seat=seat,
+        bottom_seat=SUN if seat is None else seat,
         seats=SEAT_NAMES,
         to_act=() if state.result is not None else (state.current,),
         step=state.phase.name,
@@ -200,6 +208,7 @@ def view(state: State, seat: int | None) -> View:
                 blocked_by=SEAT_NAMES[state.blocked_by[f]] if state.blocked_by[f] >= 0 else "",
                 claimed_target=state.block_target[f],
                 printed_target=BOARD.printed_targets[f],
+                no_claim=state.block_no_claim[f],
             )
             for f in range(FIELDS)
         ),

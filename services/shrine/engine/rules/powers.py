@@ -3,8 +3,9 @@ Acquisition and Field Blocking), the Feathered Serpents, Debt and Passing.
 
 Blocking is the player's *claim* that the field matches their Code card (and, with
 ``target``, that it is a target there): the Treasure is paid now on the claim alone and
-checked at the end (scoring.py). Nothing here reads a Code card, so the moves a seat is
-offered never hint at either Code card.
+checked at the end (scoring.py). A Block may also claim nothing (``noclaim``): the field
+is closed to play, no Treasure is gained and nothing is checked at the end. Nothing here
+reads a Code card, so the moves a seat is offered never hint at either Code card.
 """
 
 from __future__ import annotations
@@ -260,8 +261,9 @@ def _can_block(state: State, seat: int, field: int) -> bool:
     )
 
 
+# Per field, in sorted order: claim a match, claim nothing, claim a match on a target.
 _BLOCK = tuple(
-    (Move(Kind.BLOCK, field=f),)
+    (Move(Kind.BLOCK, field=f), Move(Kind.BLOCK, field=f, no_claim=True))
     + (() if BOARD.printed_targets[f] else (Move(Kind.BLOCK, field=f, target=True),))
     for f in range(len(BOARD.field_names))
 )
@@ -304,8 +306,11 @@ def explain_block(state: State, seat: int, move: Move) -> tuple[str, str]:
     )
 
 
-def claimed_value(state: State, field: int, target: bool) -> int:
-    """The Treasure a Block claim pays: the field's value, +2 on a (claimed) target."""
+def claimed_value(state: State, field: int, target: bool, no_claim: bool = False) -> int:
+    """The Treasure a Block claim pays: the field's value, +2 on a (claimed) target;
+    nothing for a Block that claims nothing."""
+    if no_claim:
+        return 0
     on_target = target or BOARD.printed_targets[field]
     return field_value(state.lenses[field]) + (PLAYER.target_bonus if on_target else 0)
 
@@ -317,11 +322,21 @@ def do_block(state: State, seat: int, move: Move) -> list[Event]:
     player.blocks_used += 1
     state.blocked_by[field] = seat
     state.block_target[field] = move.target
-    amount = claimed_value(state, field, move.target)
+    state.block_no_claim[field] = move.no_claim
+    amount = claimed_value(state, field, move.target, move.no_claim)
     gain(state, seat, amount)
+    shown = colours.name(colours.seen(state.lenses[field]))
+    if move.no_claim:
+        text = (
+            f"blocked {fname(field)} ({shown}), claiming nothing: no Treasure "
+            f"(paid {block_price(field)})"
+        )
+        data = {"field": fname(field), "target": False, "gained": 0, "no_claim": True}
+        return [say(state, "block", text, seat, **data)]
+    # A claiming Block's event keeps the shape stored games were played with.
     claim = "a matching target field" if move.target else "a matching field"
     text = (
-        f"blocked {fname(field)} ({colours.name(colours.seen(state.lenses[field]))}), "
+        f"blocked {fname(field)} ({shown}), "
         f"claiming {claim}: +{amount} Treasure (paid {block_price(field)})"
     )
     return [say(state, "block", text, seat, field=fname(field), target=move.target, gained=amount)]
