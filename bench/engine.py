@@ -19,6 +19,12 @@ from services.kit.testing import choose
 
 BUCKET = 10  # decisions per point of the cost-by-move-number curve
 
+# Options random play sets explicitly, by game (the Options fields; the proto's have the
+# same names). Shén's rulebook has no end for a position nobody can change any more,
+# which random players reach in about one game in 50 to 200 with 4 or more players: they
+# play under its opt-in round limit, a house rule (services/shen/README.md).
+RANDOM_PLAY_OPTIONS: dict[str, dict[str, Any]] = {"shen": {"round_limit": 40}}
+
 
 @dataclass
 class EngineFigures:
@@ -42,11 +48,12 @@ class EngineFigures:
 
 
 def configurations(engine: Any) -> list[tuple[str, int, Any]]:
-    """(label, players, options) to measure: default options at the fewest and the most
-    players the game allows."""
+    """(label, players, options) to measure: default options (but RANDOM_PLAY_OPTIONS) at
+    the fewest and the most players the game allows."""
     info = engine.GAME
     counts = sorted({info.min_players, info.max_players})
-    return [(f"{n} players", n, info.options_type()) for n in counts]
+    options = info.options_type(**RANDOM_PLAY_OPTIONS.get(info.name, {}))
+    return [(f"{n} players", n, options) for n in counts]
 
 
 def measure(

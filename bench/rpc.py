@@ -19,6 +19,7 @@ from typing import Any
 import grpc
 
 from bench.echo import METHOD
+from bench.engine import RANDOM_PLAY_OPTIONS
 from bench.load import LoadFigures, closed_loop
 from client.api import CreatedGame, GameClient
 from services import registry
@@ -34,9 +35,11 @@ class MoveScripts:
         codec = importlib.import_module(f"{entry.package}.codec")
         self.name = name
         self.players = players or engine.GAME.min_players
+        chosen = RANDOM_PLAY_OPTIONS.get(name, {})
+        self.options = entry.pb2().Options(**chosen)  # the same, for CreateGame
         self.scripts: list[tuple[int, list[tuple[int, Any]]]] = []
         for seed in range(1, count + 1):
-            played = random_game(engine, seed, self.players, engine.GAME.options_type())
+            played = random_game(engine, seed, self.players, engine.GAME.options_type(**chosen))
             moves = [(seat, codec.move_to_proto(move)) for seat, move in played.moves]
             self.scripts.append((seed, moves))
         self.mean_length = sum(len(m) for _, m in self.scripts) / len(self.scripts)
@@ -69,7 +72,8 @@ async def submit_move_load(
 
         async def new_game() -> tuple[CreatedGame, list[tuple[int, Any]]]:
             seed, moves = scripts.next()
-            return await client.create(scripts.players, seed=seed), moves
+            game = await client.create(scripts.players, seed=seed, options=scripts.options)
+            return game, moves
 
         async def make_worker(_: int):
             queue = deque([await new_game() for _ in range(per_worker)])

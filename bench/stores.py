@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from bench.engine import RANDOM_PLAY_OPTIONS
 from bench.load import LoadFigures, closed_loop
 from services import registry
 from services.kit.games import GameManager
@@ -37,7 +38,7 @@ class EngineScripts:
         self.engine = registry.by_name(name).engine()
         info = self.engine.GAME
         self.players = info.min_players
-        self.options = info.options_type()
+        self.options = info.options_type(**RANDOM_PLAY_OPTIONS.get(info.name, {}))
         self.scripts = []
         for seed in range(1, count + 1):
             played = random_game(self.engine, seed, self.players, self.options)

@@ -78,7 +78,8 @@ def options_from_proto(message: pb.Options) -> engine.Options:
     for name in ("size", "deck_size", "teams"):
         if getattr(message, name) < 0:
             raise BadOptions(f"{name} must be 0 (the default) or more")
-    limit = message.round_limit if message.HasField("round_limit") else 40
+    defaults = engine.Options()
+    limit = message.round_limit if message.HasField("round_limit") else defaults.round_limit
     if limit < 0:
         raise BadOptions("round_limit must be 0 (none) or more")
     for name in ("anchor_points", "realms", "decks"):
@@ -90,7 +91,6 @@ def options_from_proto(message: pb.Options) -> engine.Options:
             raise BadOptions("an Anchor Point or Realm name is too long")
     if any(len(text) > MAX_DECK_LIST for text in message.decks):
         raise BadOptions(f"a deck list is at most {MAX_DECK_LIST} characters")
-    defaults = engine.Options()
     return engine.Options(
         size=message.size or defaults.size,
         anchor_points=tuple(message.anchor_points),

@@ -45,11 +45,11 @@ from tests.support import gateway_in_process, service_in_process
 
 # name: (players, options, games in a quick run)
 CONFIGS = {
-    "2p": (2, engine.Options(), 4),
-    "3p": (3, engine.Options(), 2),
-    "4p": (4, engine.Options(), 1),
+    "2p": (2, engine.Options(round_limit=40), 4),
+    "3p": (3, engine.Options(round_limit=40), 2),
+    "4p": (4, engine.Options(round_limit=40), 1),
     "6p": (6, engine.Options(round_limit=12), 1),
-    "2x2 teams": (4, engine.Options(teams=2), 2),
+    "2x2 teams": (4, engine.Options(teams=2, round_limit=40), 2),
     "6p three teams, six anchors": (
         6,
         engine.Options(teams=3, anchor_points=("a1", "h1", "a8", "h8", "d4", "e5"), round_limit=12),
@@ -57,7 +57,7 @@ CONFIGS = {
     ),
     "2p small field, one anchor, 60 cards": (
         2,
-        engine.Options(size=5, anchor_points=("c3",), deck_size=60),
+        engine.Options(size=5, anchor_points=("c3",), deck_size=60, round_limit=40),
         3,
     ),
     "2p 15x15": (2, engine.Options(size=15, round_limit=15), 1),
@@ -185,7 +185,10 @@ def test_random_games_round_trip_every_move_and_convert_every_view(name: str) ->
 def test_random_play_reaches_every_kind_of_decision() -> None:
     kinds: set[Kind] = set()
     for seed in range(4):
-        for players, options in ((2, engine.Options()), (4, engine.Options(teams=2))):
+        for players, options in (
+            (2, engine.Options(round_limit=40)),
+            (4, engine.Options(teams=2, round_limit=40)),
+        ):
             played = random_game(engine, seed, players, options)
             kinds.update(Kind(m.kind) for _, m in played.moves)
     assert kinds == set(Kind), sorted(k.name for k in set(Kind) - kinds)
@@ -233,7 +236,7 @@ def test_the_view_describes_every_card_it_names_and_the_field() -> None:
 
 
 def test_pre_game_and_pending_decisions_convert() -> None:
-    state = engine.new_game(7, 3, engine.Options(teams=0))
+    state = engine.new_game(7, 3, engine.Options(round_limit=40))
     message = codec.view_to_proto(engine.view(state, None))
     assert message.step == pb.STEP_PLACE_REALM_STONE and message.pending == pb.PENDING_NONE
     assert message.turn == 0 and message.first_player_rolls
@@ -275,6 +278,9 @@ def test_options() -> None:
         round_limit=0,
     )
     assert codec.options_from_proto(pb.Options(round_limit=7)).round_limit == 7
+    # The round limit is a house rule, opt-in: unset means none, as in the engine.
+    assert codec.options_from_proto(pb.Options()).round_limit == 0 == engine.Options().round_limit
+    assert codec.options_from_proto(pb.Options(round_limit=40)).round_limit == 40
     engine.new_game(1, 4, codec.options_from_proto(chosen))  # the engine accepts them
     for bad in (
         pb.Options(size=-1),
@@ -538,10 +544,10 @@ async def test_three_teams_of_two_play_to_the_end_through_the_gateway() -> None:
 @pytest.mark.parametrize(
     ("players", "options"),
     [
-        (2, engine.Options()),
-        (4, engine.Options(teams=2)),
+        (2, engine.Options(round_limit=40)),
+        (4, engine.Options(teams=2, round_limit=40)),
         (6, engine.Options(round_limit=6)),
-        (2, engine.Options(size=5, anchor_points=("c3",))),
+        (2, engine.Options(size=5, anchor_points=("c3",), round_limit=40)),
         (6, engine.Options(size=15, teams=3, round_limit=4)),
         (2, engine.Options(size=11, round_limit=10)),
     ],

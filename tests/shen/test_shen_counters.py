@@ -222,3 +222,54 @@ def test_with_nothing_to_draw_or_place_the_phase_passes():
 
     _advance(state, [])
     assert state.step == Step.INFLUENCE
+
+
+def two_associations_sharing_a_last_liberty(**options) -> engine.State:
+    """Three players: seat 1's C5-C6 and seat 2's D5 touch each other, and D6 is the last
+    empty vertex of both; seat 0 to place. (Realm Stones far off: E3, E8, H3.)"""
+    state = started(players=3, stones=("E3", "E8", "H3"), **options)
+    clear_field(state)
+    state.active = 0
+    state.step = Step.RECOVERY
+    put_counters(state, 1, "C5", "C6")
+    put_counters(state, 2, "D5")
+    put_counters(state, 0, "B5", "C4", "B6", "C7", "D4", "E5")
+    return state
+
+
+def test_remove_any_opponents_shen_counters_that_are_now_surrounded_and_captured_all_at_once_with_three_players():  # noqa: E501
+    # "Then remove any opponent's Shén counters that are now surrounded and captured": D6
+    # takes the last liberty of both associations; removing one first would give the
+    # other a liberty, so both are found on the board D6 leaves, then both go.
+    state = two_associations_sharing_a_last_liberty()
+    before = [state.players[s].cards_left() for s in (1, 2)]
+    events = do(state, "shen D6")
+    for victim in ("C5", "C6", "D5"):
+        assert loc(victim) not in state.counters, victim
+    removed = sorted(e.data["at"] for e in events if e.kind == "shen_removed")
+    assert removed == ["C5", "C6", "D5"]
+    # "Players lose one card ... for every Shén counter removed", in turn order.
+    assert sorted(state.tasks) == [("lose", 1, 2), ("lose", 2, 1)]
+    assert engine.to_act(state) == (1,)
+    while state.tasks:
+        do(state, texts(state)[0])
+    assert [state.players[s].cards_left() for s in (1, 2)] == [before[0] - 2, before[1] - 1]
+    assert state.step == Step.INFLUENCE and engine.to_act(state) == (0,)
+
+
+def test_games_stored_before_captures_at_once_replay_removing_one_association_at_a_time():
+    # Stored rows have no captures_at_once; they replay under the rule they were played by
+    # (ShenOptions.STORED_BEFORE): the association met first goes, and the other, given a
+    # liberty by its removal, stays. The control above shows the fixed rule differs.
+    stored = engine.Options(round_limit=40).to_dict()
+    del stored["captures_at_once"]
+    old = engine.Options.from_dict(stored)
+    assert old.captures_at_once is False and old.round_limit == 40
+    state = two_associations_sharing_a_last_liberty(**{"captures_at_once": False})
+    do(state, "shen D6")
+    left = {name: state.counters.get(loc(name)) for name in ("C5", "C6", "D5")}
+    # The Spirit Path from D6 meets D5 first (links in vertex order), so seat 2's D5 goes
+    # and seat 1's pair breathes through the vertex it leaves.
+    assert left == {"C5": 1, "C6": 1, "D5": None}
+    assert state.tasks == [("lose", 2, 1)]
+    assert engine.Options.from_dict(engine.Options().to_dict()).captures_at_once is True

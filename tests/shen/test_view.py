@@ -87,13 +87,13 @@ def test_a_spirit_avatar_retreats_onto_a_vertex_next_to_its_realm_stone():
 
 
 def test_a_game_replays_identically_in_another_process():
-    played = random_game(engine, 21, 3)
+    played = random_game(engine, 21, 3, engine.Options(round_limit=40))
     here = [str(m) for _, m in played.moves]
     script = (
         "import json, sys; sys.path.insert(0, '.');"
         "from services.kit.testing import random_game;"
         "from services.shen import engine;"
-        "p = random_game(engine, 21, 3);"
+        "p = random_game(engine, 21, 3, engine.Options(round_limit=40));"
         "print(json.dumps([str(m) for _, m in p.moves]))"
     )
     root = Path(__file__).resolve().parents[2]

@@ -170,3 +170,27 @@ def test_the_round_limit_ends_the_game_with_its_tie_break():
     state = started(round_limit=1)
     play_turns(state, 2)
     assert engine.outcome(state).winners == (0, 1)  # equal: a shared win
+
+
+def test_a_default_game_has_no_round_limit_a_player_wins_when_they_claim_all_anchor_points_or_are_the_only_player_left_with_cards():  # noqa: E501
+    # The rulebook ends a game only those two ways: a default game plays on past turn 40.
+    state = started()
+    assert state.options.round_limit == 0
+    for p in state.players:
+        p.turns = 40
+    play_turns(state, 2)
+    assert engine.outcome(state) is None
+    assert [p.turns for p in state.players] == [41, 41]
+    # ...until the rulebook ends it: here seat 1 is left without cards.
+    state.step = Step.COMMAND
+    state.tasks.append(("lose", 1, 1))
+    p = state.players[1]
+    p.hand, p.deck, p.discard = [card("tide_flow")], [], []
+    do(state, "lose hand tide_flow")
+    assert engine.outcome(state).reason == "LAST_WITH_CARDS"
+    # Control: the house rule (round_limit 40) ends the same position at turn 41.
+    limited = started(round_limit=40)
+    for p in limited.players:
+        p.turns = 40
+    play_turns(limited, 1)
+    assert engine.outcome(limited).reason == "ROUND_LIMIT"

@@ -77,6 +77,7 @@ def place(state: State, seat: int, v: int, events: list[Event]) -> None:
         )
     )
     captured: dict[int, int] = {}
+    surrounded: list[tuple[int, list[int]]] = []
     done: set[int] = set()
     for w in state.board.links[v]:
         owner = state.counters.get(w)
@@ -86,13 +87,27 @@ def place(state: State, seat: int, v: int, events: list[Event]) -> None:
         done.update(group)
         if free or any(g in state.stones for g in group):
             continue  # it breathes, or it is associated with its own Realm Stone
-        for g in sorted(group):
-            remove(state, g, events, why="captured")
-        captured[owner] = captured.get(owner, 0) + len(group)
+        surrounded.append((owner, group))
+        if not state.options.captures_at_once:
+            # The rule games were stored under before the fix (ShenOptions.STORED_BEFORE):
+            # each association went before the next was checked on the changed board.
+            _capture(state, *surrounded.pop(), captured, events)
+    # Every surrounded association is found on the board as the new counter left it, then
+    # all go: one counter can take the last liberty of two that touch each other.
+    for owner, group in surrounded:
+        _capture(state, owner, group, captured, events)
     # "Players lose one card ... for every Shén counter removed": owed in turn order.
     for owner in [(seat + i) % state.n for i in range(1, state.n)][::-1]:
         if captured.get(owner):
             state.tasks.append(("lose", owner, captured[owner]))
+
+
+def _capture(
+    state: State, owner: int, group: list[int], captured: dict[int, int], events: list[Event]
+) -> None:
+    for g in sorted(group):
+        remove(state, g, events, why="captured")
+    captured[owner] = captured.get(owner, 0) + len(group)
 
 
 def remove(state: State, v: int, events: list[Event], why: str) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
+from typing import Any, ClassVar
 
 from services.kit.engine import BadOptions, Options, Rng
 
@@ -38,10 +40,19 @@ class ShenOptions(Options):
       checked against the card pool. Empty: every seat plays its ready-made deck.
     - ``teams``: 0 for every player on their own, else the number of teams; seat i plays
       for team i % teams, so teams alternate around the table, in placing and in turns.
-    - ``round_limit``: the rule option that ends a game after this many turns of each
-      player (0: no limit). Tie-break: most Anchor Points held, then most cards left in
+    - ``round_limit``: a house rule, not the rulebook's: the game ends after this many
+      turns of each player. Tie-break: most Anchor Points held, then most cards left in
       hand, deck and discard pile (a team adds its players'); still equal: a shared win.
+      0 (the default): no limit, the game ends only as the rulebook says.
+    - ``captures_at_once``: a new counter first finds every opponent's association it
+      leaves surrounded, then removes them all ("remove any opponent's Shén counters that
+      are now surrounded and captured"). False is the rule games were stored under before
+      this was fixed: one association removed before the next was checked, so with three
+      or more players the second could gain a liberty and survive.
     """
+
+    #: Games stored before captures were fixed replay under the old rule.
+    STORED_BEFORE: ClassVar[Mapping[str, Any]] = {"captures_at_once": False}
 
     size: int = 8
     anchor_points: tuple[str, ...] = ()
@@ -49,7 +60,8 @@ class ShenOptions(Options):
     realms: tuple[str, ...] = ()
     decks: tuple[str, ...] = ()
     teams: int = 0
-    round_limit: int = 40
+    round_limit: int = 0
+    captures_at_once: bool = True
 
 
 class Step(IntEnum):
@@ -267,6 +279,8 @@ def check_options(players: int, options: ShenOptions) -> tuple[int, ...]:
         raise BadOptions("teams split the players into 2 or more equal teams of 2 or more")
     if options.round_limit < 0:
         raise BadOptions("round_limit is 0 (none) or more")
+    if not isinstance(options.captures_at_once, bool):
+        raise BadOptions("captures_at_once is true or false")
     # Each Realm Stone and its counters cover at most 5 vertices, each Anchor Point's space
     # 4: with more vertices than that, every player always finds a legal vertex.
     if (size + 1) ** 2 <= 5 * players + 4 * len(anchors):
