@@ -18,9 +18,13 @@ COPY protos/ /src/protos/
 RUN mkdir -p /app/gen \
  && cd /src/protos \
  && /opt/tools/bin/python -m grpc_tools.protoc -I . --python_out=/app/gen \
-      --grpc_python_out=/app/gen $(find . -name '*.proto' | sort)
+      --grpc_python_out=/app/gen --include_imports --include_source_info \
+      --descriptor_set_out=/app/gen/tabletop.binpb $(find . -name '*.proto' | sort)
 COPY services/ /app/services/
 COPY gateway/ /app/gateway/
+# The command line's board renderers: the services draw GetGame's board_text with them.
+COPY client/__init__.py /app/client/__init__.py
+COPY client/render/ /app/client/render/
 COPY deploy/healthcheck.py /app/healthcheck.py
 RUN find /app -name '__pycache__' -prune -exec rm -rf {} + \
  && /opt/venv/bin/python -m compileall -q /app

@@ -4,10 +4,21 @@ A route is a comma-separated list of addresses. One address is one channel with
 gRPC's round_robin policy, which balances calls over every address the name resolves
 to (``dns:///tabletop-glow-headless:50055`` gives one per pod). Several addresses get a
 channel each, taken in turn per call. Either way calls, not connections, are balanced.
+
+Health: the gateway asks each channel's health service every few seconds with a short
+deadline. A polled Check, rather than a health Watch, because it also catches a backend
+that answers nothing at all (stopped, hung, cut off), which a Watch waiting for news
+never notices; and gRPC's client-side health checking (``healthCheckConfig``) is left
+off, since it would refuse every call to a backend whose Watch fails (older releases
+of the kit) instead of leaving it in use. A channel that failed its last check is
+skipped; when every channel of a game failed, its calls are refused at once with
+UNAVAILABLE (see gateway.router). A channel not yet checked is used: until health is
+known, calls go through as they always did.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 from collections.abc import Iterable
@@ -21,6 +32,7 @@ from services.kit.tls import ClientTls
 
 _log = structlog.get_logger("backends")
 
+
 _SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}], "methodConfig": []})
 
 
@@ -31,6 +43,11 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, object]]:
         ("grpc.max_send_message_length", max_message_bytes),
         ("grpc.enable_retries", 0),
         ("grpc.keepalive_time_ms", 30_000),
+        # Read from a backend's stream only as fast as the client reads from ours: no
+        # window grown by BDP probing and little read ahead, so a stalled watcher's
+        # updates wait in the backend (which ends the watcher) instead of the gateway.
+        ("grpc.http2.bdp_probe", 0),
+        ("grpc.http2.lookahead_bytes", 65536),
     ]
 
 
@@ -42,14 +59,31 @@ class Backend:
     addresses: tuple[str, ...]
     channels: list[grpc.aio.Channel]
     up: bool = False
+    # Per channel: True (its last check answered SERVING), False (it did not), None (not
+    # checked yet).
+    healthy: list[bool | None] = field(default_factory=list)
     _turn: itertools.cycle = field(init=False, repr=False)
     _methods: dict[tuple[int, str, str], object] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._turn = itertools.cycle(range(len(self.channels)))
+        if len(self.healthy) != len(self.channels):
+            self.healthy = [None] * len(self.channels)
+
+    @property
+    def known_down(self) -> bool:
+        """Every channel failed its last health check."""
+        return bool(self.channels) and all(h is False for h in self.healthy)
 
     def next_channel(self) -> tuple[int, grpc.aio.Channel]:
-        index = next(self._turn) if len(self.channels) > 1 else 0
+        """The next channel in turn, skipping those known to be down (unless all are)."""
+        if len(self.channels) == 1:
+            return 0, self.channels[0]
+        for _ in range(len(self.channels)):
+            index = next(self._turn)
+            if self.healthy[index] is not False:
+                return index, self.channels[index]
+        index = next(self._turn)
         return index, self.channels[index]
 
     def method(self, kind: str, path: str) -> object:
@@ -71,6 +105,15 @@ def make_channel(
     return grpc.aio.insecure_channel(address, options=options)
 
 
+async def _serving(channel: grpc.aio.Channel, service: str, timeout: float) -> bool:
+    stub = health_pb2_grpc.HealthStub(channel)
+    try:
+        reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+    except (TimeoutError, grpc.RpcError):
+        return False
+    return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
 class Backends:
     def __init__(
         self,
@@ -89,25 +132,29 @@ class Backends:
         return self.by_service.get(service)
 
     async def check(self, timeout: float = 1.0) -> dict[str, bool]:
-        """Ask every backend's health service; a game is up when any channel says SERVING."""
+        """Ask every channel's health service at once; a game is up when any says SERVING."""
+        backends = list(self.by_service.values())
+        answers = await asyncio.gather(
+            *(
+                _serving(channel, backend.service, timeout)
+                for backend in backends
+                for channel in backend.channels
+            )
+        )
         results: dict[str, bool] = {}
-        for service, backend in self.by_service.items():
-            up = False
-            for channel in backend.channels:
-                stub = health_pb2_grpc.HealthStub(channel)
-                try:
-                    reply = await stub.Check(
-                        health_pb2.HealthCheckRequest(service=service), timeout=timeout
-                    )
-                except (TimeoutError, grpc.RpcError):
-                    continue
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    up = True
-                    break
-            if up != backend.up:
-                _log.info("backend", service=service, up=up)
+        at = 0
+        for backend in backends:
+            healthy = list(answers[at : at + len(backend.channels)])
+            at += len(backend.channels)
+            up = any(healthy)
+            if up != backend.up or healthy != backend.healthy:
+                _log.info(
+                    "backend", service=backend.service, up=up,
+                    healthy=dict(zip(backend.addresses, healthy, strict=True)),
+                )  # fmt: skip
+            backend.healthy = healthy
             backend.up = up
-            results[service] = up
+            results[backend.service] = up
         return results
 
     async def close(self) -> None:

@@ -1,4 +1,9 @@
-"""CatalogService: which games this gateway routes, their player counts, and whether up."""
+"""CatalogService: which games this gateway routes, their player counts, and whether up.
+
+The catalog answers anyone, so it names each game's backend addresses only where the
+operator asked for it (TABLETOP_CATALOG_SHOW_BACKENDS): host:port pairs inside a cluster
+are a map for an attacker and of no use to a player.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,15 @@ from services import registry
 
 
 class Catalog(catalog_pb2_grpc.CatalogServiceServicer):
-    def __init__(self, backends: Backends, entries: tuple[registry.ServiceEntry, ...]) -> None:
+    def __init__(
+        self,
+        backends: Backends,
+        entries: tuple[registry.ServiceEntry, ...],
+        *,
+        show_backends: bool = False,
+    ) -> None:
         self.backends = backends
+        self.show_backends = show_backends
         self.games = []
         for entry in entries:
             info = entry.engine().GAME
@@ -30,6 +42,6 @@ class Catalog(catalog_pb2_grpc.CatalogServiceServicer):
                 min_players=info.min_players,
                 max_players=info.max_players,
                 up=bool(backend and backend.up),
-                backends=backend.addresses if backend else (),
+                backends=backend.addresses if backend and self.show_backends else (),
             )
         return out

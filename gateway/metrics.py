@@ -1,21 +1,32 @@
-"""The gateway's Prometheus metrics (prefix tabletop_gateway_)."""
+"""The gateway's Prometheus metrics, in a registry of its own (docs/metrics.md).
+
+``grpc_server_*`` for the calls clients make to the gateway, ``grpc_client_*`` for the
+calls it makes to each game service, and ``tabletop_gateway_*`` for what only a gateway
+has. The game families (``tabletop_games_*``, moves, engine time) belong to the services:
+the gateway never sets them, so its registry does not hold them.
+"""
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from services.kit.metrics import LATENCY_BUCKETS
+from services.kit.metrics import RpcMetrics, process_registry
 
-REQUESTS = Counter(
-    "tabletop_gateway_requests", "Calls through the gateway, by service, method and code",
-    ["service", "method", "code"],
-)  # fmt: skip
-LATENCY = Histogram(
-    "tabletop_gateway_latency_seconds", "Time from a call's arrival to its end",
-    ["service", "method"], buckets=LATENCY_BUCKETS,
-)  # fmt: skip
-IN_FLIGHT = Gauge("tabletop_gateway_in_flight", "Calls in flight", ["service", "method"])
-BACKEND_UP = Gauge(
-    "tabletop_gateway_backend_up", "1 when a game's backends answer SERVING", ["service"]
-)
-LIMITED = Counter("tabletop_gateway_limited", "Calls refused by a gateway limit", ["limit"])
+
+class GatewayMetrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else process_registry()
+        self.server = RpcMetrics("server", self.registry)
+        self.client = RpcMetrics("client", self.registry)
+        self.backend_up = Gauge(
+            "tabletop_gateway_backend_up",
+            "1 when a game service's backends answer SERVING, by its gRPC service name",
+            ["grpc_service"],
+            registry=self.registry,
+        )
+        self.limited = Counter(
+            "tabletop_gateway_limited",
+            "Calls refused by a gateway limit",
+            ["limit"],
+            registry=self.registry,
+        )

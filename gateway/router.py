@@ -3,12 +3,15 @@
 The router answers any method of a routed service. It learns whether a method streams
 from the descriptors the gateway loaded (the same protos it serves by reflection),
 passes the caller's metadata, deadline and cancellation to the backend, and passes back
-the backend's metadata and status, error details included, unchanged.
+the backend's metadata and status, error details included, unchanged. Each upstream call
+is counted in the grpc_client_* families. A game whose every backend failed its last
+health check is answered UNAVAILABLE at once, rather than left to wait for a deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,6 +21,7 @@ from google.protobuf import descriptor_pool
 from gateway.backends import Backend, Backends
 from services.kit import status
 from services.kit.limits import client_of
+from services.kit.metrics import SERVER_STREAM, UNARY, CallMetrics, RpcMetrics
 
 # Connection-level and reserved headers; gRPC sets its own on the upstream call.
 _HOP_HEADERS = frozenset(
@@ -36,8 +40,16 @@ def forward_metadata(
 
 
 class Router(grpc.GenericRpcHandler):
-    def __init__(self, backends: Backends, *, unary_timeout: float, stream_timeout: float) -> None:
+    def __init__(
+        self,
+        backends: Backends,
+        client_metrics: RpcMetrics,
+        *,
+        unary_timeout: float,
+        stream_timeout: float,
+    ) -> None:
         self.backends = backends
+        self.client_metrics = client_metrics
         self.unary_timeout = unary_timeout
         self.stream_timeout = stream_timeout
         self._handlers: dict[str, grpc.RpcMethodHandler | None] = {}
@@ -66,8 +78,10 @@ class Router(grpc.GenericRpcHandler):
         if found.client_streaming:
             return None  # no game has client-streaming calls; refuse rather than guess
         if found.server_streaming:
-            return grpc.unary_stream_rpc_method_handler(self._stream(backend, path))
-        return grpc.unary_unary_rpc_method_handler(self._unary(backend, path))
+            metrics = self.client_metrics.call(SERVER_STREAM, service, method)
+            return grpc.unary_stream_rpc_method_handler(self._stream(backend, path, metrics))
+        metrics = self.client_metrics.call(UNARY, service, method)
+        return grpc.unary_unary_rpc_method_handler(self._unary(backend, path, metrics))
 
     def _timeout(self, context: grpc.aio.ServicerContext, default: float) -> float:
         remaining = context.time_remaining()
@@ -75,22 +89,33 @@ class Router(grpc.GenericRpcHandler):
             return default
         return max(0.0, remaining)
 
-    def _unary(self, backend: Backend, path: str) -> Any:
+    def _unary(self, backend: Backend, path: str, metrics: CallMetrics) -> Any:
+        clock = time.perf_counter
+
         async def forward(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-            if not backend.channels:
-                await _no_backend(context, backend)
+            await _refuse_if_down(context, backend)
             call = backend.method("unary_unary", path)(  # type: ignore[operator]
                 request,
                 metadata=forward_metadata(context.invocation_metadata(), context.peer()),
                 timeout=self._timeout(context, self.unary_timeout),
             )
+            metrics.started.inc()
+            metrics.sent.inc()
+            t0 = clock()
+            code = "UNKNOWN"
             try:
                 response = await call
+                metrics.received.inc()
+                code = "OK"
             except grpc.aio.AioRpcError as error:
+                code = error.code().name
                 await _relay_error(context, error)
             except asyncio.CancelledError:
                 call.cancel()
+                code = "CANCELLED"
                 raise
+            finally:
+                metrics.handled(code, clock() - t0)
             trailing = await call.trailing_metadata()
             if trailing:
                 context.set_trailing_metadata(trailing)
@@ -98,30 +123,38 @@ class Router(grpc.GenericRpcHandler):
 
         return forward
 
-    def _stream(self, backend: Backend, path: str) -> Any:
+    def _stream(self, backend: Backend, path: str, metrics: CallMetrics) -> Any:
+        clock = time.perf_counter
+
         async def forward(
             request: bytes, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[bytes]:
-            call = None
+            await _refuse_if_down(context, backend)
+            call = backend.method("unary_stream", path)(  # type: ignore[operator]
+                request,
+                metadata=forward_metadata(context.invocation_metadata(), context.peer()),
+                timeout=self._timeout(context, self.stream_timeout),
+            )
+            metrics.started.inc()
+            metrics.sent.inc()
+            t0 = clock()
+            code = "CANCELLED"  # unless the stream ends with a status of its own
             try:
-                if not backend.channels:
-                    await _no_backend(context, backend)
-                call = backend.method("unary_stream", path)(  # type: ignore[operator]
-                    request,
-                    metadata=forward_metadata(context.invocation_metadata(), context.peer()),
-                    timeout=self._timeout(context, self.stream_timeout),
-                )
                 try:
                     async for message in call:
+                        metrics.received.inc()
                         yield message
+                    code = "OK"
                 except grpc.aio.AioRpcError as error:
+                    code = error.code().name
                     await _relay_error(context, error)
                 trailing = await call.trailing_metadata()
                 if trailing:
                     context.set_trailing_metadata(trailing)
             finally:
-                if call is not None and not call.done():
+                if not call.done():
                     call.cancel()
+                metrics.handled(code, clock() - t0)
 
         return forward
 
@@ -148,12 +181,22 @@ async def _relay_error(context: grpc.aio.ServicerContext, error: grpc.aio.AioRpc
     await status.abort(context, status.status_for(code, message, reason))
 
 
-async def _no_backend(context: grpc.aio.ServicerContext, backend: Backend) -> None:
+async def _refuse_if_down(context: grpc.aio.ServicerContext, backend: Backend) -> None:
+    """UNAVAILABLE at once when the game has no backend, or every one failed its health
+    check: a call sent there would only wait for its deadline."""
+    if not backend.channels:
+        message, state = f"no backend is configured for {backend.service}", "none"
+    elif backend.known_down:
+        message = (
+            f"the game service {backend.service} is down (no backend answers its health "
+            "check); retry later"
+        )
+        state = "down"
+    else:
+        return
     await status.abort(
         context,
         status.status_for(
-            grpc.StatusCode.UNAVAILABLE,
-            f"no backend is configured for {backend.service}",
-            "BACKEND_UNAVAILABLE",
+            grpc.StatusCode.UNAVAILABLE, message, "BACKEND_UNAVAILABLE", {"backends": state}
         ),
     )

@@ -13,15 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
 from gateway.backends import Backends
 from gateway.catalog import Catalog
-from gateway.metrics import BACKEND_UP, IN_FLIGHT, LATENCY, LIMITED, REQUESTS
+from gateway.metrics import GatewayMetrics
 from gateway.router import Router
 from services import registry
-from services.kit import config
+from services.kit import config, overload, reflection
 from services.kit.drain import Drain
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
@@ -29,6 +28,7 @@ from services.kit.metrics import serve_metrics
 from services.kit.server import (
     limit_settings,
     limits_from,
+    metrics_host,
     process_settings,
     run,
     serve_health,
@@ -57,7 +57,11 @@ def settings() -> list[config.Setting]:
         S("stream_timeout", "TABLETOP_STREAM_TIMEOUT_SECONDS", "3600", "float",
           "deadline for a forwarded stream when the client set none"),
         S("health_interval", "TABLETOP_HEALTH_INTERVAL_SECONDS", "2", "float",
-          "how often the backends' health is checked"),
+          "how often the backends' health is checked; a game whose every backend failed "
+          "its last check is answered UNAVAILABLE at once"),
+        S("catalog_show_backends", "TABLETOP_CATALOG_SHOW_BACKENDS", "false", "bool",
+          "list each game's backend addresses in the catalog (operators only: the catalog "
+          "answers anyone)"),
         S("upstream_tls_ca", "TABLETOP_UPSTREAM_TLS_CA", "", "str",
           "PEM CA: call the game services over TLS, verifying them with it"),
         S("upstream_tls_cert", "TABLETOP_UPSTREAM_TLS_CERT", "", "str",
@@ -73,17 +77,23 @@ class Gateway:
     """The parts of a running gateway that tests and the main loop touch."""
 
     def __init__(
-        self, backends: Backends, health_servicer: health.aio.HealthServicer, drain: Drain
+        self,
+        backends: Backends,
+        health_servicer: health.aio.HealthServicer,
+        drain: Drain,
+        metrics: GatewayMetrics,
     ) -> None:
         self.backends = backends
         self.health = health_servicer
         self.drain = drain
+        self.metrics = metrics
+        self.registry = metrics.registry
         self._task: asyncio.Task[None] | None = None
 
     async def check_backends(self) -> dict[str, bool]:
         results = await self.backends.check()
         for service, up in results.items():
-            BACKEND_UP.labels(service).set(1 if up else 0)
+            self.metrics.backend_up.labels(service).set(1 if up else 0)
             await self.health.set(
                 service,
                 health_pb2.HealthCheckResponse.SERVING
@@ -122,6 +132,9 @@ def create_gateway(
     max_connection_age: float = 0,
     tls: ServerTls | None = None,
     upstream_tls: ClientTls | None = None,
+    catalog_show_backends: bool = False,
+    metrics: GatewayMetrics | None = None,
+    max_concurrent_calls: int = 10_000,
 ) -> tuple[grpc.aio.Server, int, Gateway]:
     """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``."""
     by_name = {e.name: e for e in entries}
@@ -134,16 +147,19 @@ def create_gateway(
         tls=upstream_tls,
     )
     drain = Drain()
+    metrics = metrics or GatewayMetrics()
+    client_limits = ClientLimits(
+        limits or Limits(max_message_bytes=max_message_bytes), metrics.limited
+    )
     server = grpc.aio.server(
         interceptors=[
             ObservingInterceptor(
-                REQUESTS,
-                LATENCY,
-                IN_FLIGHT,
+                metrics.server,
                 access_log=access_log,
                 guards=(
                     drain,
-                    ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
+                    overload.ConcurrencyLimit(max_concurrent_calls, metrics.limited),
+                    client_limits,
                 ),
             ),
         ],
@@ -151,20 +167,25 @@ def create_gateway(
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    catalog_pb2_grpc.add_CatalogServiceServicer_to_server(Catalog(backends, tuple(routed)), server)
+    catalog_pb2_grpc.add_CatalogServiceServicer_to_server(
+        Catalog(backends, tuple(routed), show_backends=catalog_show_backends), server
+    )
     server.add_generic_rpc_handlers(
-        [Router(backends, unary_timeout=unary_timeout, stream_timeout=stream_timeout)]
+        # Relayed UNAUTHENTICATED answers become the lockout's refusal for a locked-out client.
+        [
+            client_limits.wrap(
+                Router(
+                    backends,
+                    metrics.client,
+                    unary_timeout=unary_timeout,
+                    stream_timeout=stream_timeout,
+                )
+            )
+        ]
     )
-    reflection.enable_server_reflection(
-        (
-            CATALOG,
-            health.SERVICE_NAME,
-            reflection.SERVICE_NAME,
-            *(e.service_name for e in routed),
-        ),
-        server,
-    )
-    return server, bind(server, address, tls), Gateway(backends, health_servicer, drain)
+    reflection.enable(server, (CATALOG, health.SERVICE_NAME, *(e.service_name for e in routed)))
+    gateway = Gateway(backends, health_servicer, drain, metrics)
+    return server, bind(server, address, tls), gateway
 
 
 def upstream_tls_from(cfg: config.Config) -> ClientTls | None:
@@ -195,8 +216,14 @@ async def serve(cfg: config.Config) -> None:
         max_connection_age=cfg.max_connection_age,
         tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
         upstream_tls=upstream_tls_from(cfg),
+        catalog_show_backends=cfg.catalog_show_backends,
+        max_concurrent_calls=cfg.max_concurrent_calls,
     )
-    metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
+    metrics_port = (
+        serve_metrics(cfg.metrics_port, metrics_host(cfg), gateway.registry)
+        if cfg.metrics_port
+        else None
+    )
     await server.start()
     probes = (
         await serve_health(cfg.host, cfg.health_port, gateway.health) if cfg.health_port else None

@@ -1,20 +1,35 @@
-"""One server interceptor per process: counts, latency, in-flight calls, the access log,
-and the guards that may refuse a call (the drain, the per-client limits).
+"""One server interceptor per process: the grpc_server_* metrics, the access log, and
+the guards that may refuse a call (the drain, the per-client limits).
 
 Used by every game service and by the gateway, each with its own metric families. The
 guards run inside the one wrapper (rather than as interceptors of their own), and the
 wrapped handler is built once per method and reused: both matter on the hot path.
+
+Every handler shape grpc.aio accepts is wrapped in its own shape: unary or streaming
+requests, and for streamed responses an async generator, a coroutine that writes with
+``context.write`` (the standard health service's Watch), or a plain generator. grpc.aio
+looks at the handler's kind to decide how to drive it, so a wrapper of the wrong kind
+breaks the call.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 import grpc
 import structlog
-from prometheus_client import Counter, Gauge, Histogram
+
+from services.kit.metrics import (
+    BIDI_STREAM,
+    CLIENT_STREAM,
+    SERVER_STREAM,
+    UNARY,
+    CallMetrics,
+    RpcMetrics,
+)
 
 _log = structlog.get_logger("rpc")
 
@@ -43,33 +58,87 @@ def split_method(full: str) -> tuple[str, str]:
 
 
 def code_of(context: grpc.aio.ServicerContext, failed: BaseException | None) -> grpc.StatusCode:
-    """The status a finished call ended with."""
+    """The status a finished call ended with.
+
+    A call the client cancelled (or whose deadline passed) ends with the handler's task
+    cancelled, or with its response generator closed: that is CANCELLED, not UNKNOWN.
+    """
     code = context.code()
     if isinstance(code, grpc.StatusCode):
         return code
     if isinstance(code, int):
         return _CODES.get(code, grpc.StatusCode.UNKNOWN)
+    if context.cancelled():
+        return grpc.StatusCode.CANCELLED
     if failed is None:
         return grpc.StatusCode.OK
-    if failed.__class__.__name__ == "CancelledError":
+    if isinstance(failed, BaseException) and failed.__class__.__name__ in (
+        "CancelledError",
+        "GeneratorExit",
+    ):
         return grpc.StatusCode.CANCELLED
     return grpc.StatusCode.UNKNOWN
+
+
+class _CountingContext:
+    """The servicer context as a reader/writer handler sees it, counting messages.
+
+    Handed only to handlers that call ``context.write`` or ``context.read`` themselves;
+    everything else is the real context's.
+    """
+
+    __slots__ = ("_call", "_context")
+
+    def __init__(self, context: grpc.aio.ServicerContext, call: CallMetrics) -> None:
+        self._context = context
+        self._call = call
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+    async def write(self, message: Any) -> None:
+        await self._context.write(message)
+        self._call.sent.inc()
+
+    async def read(self) -> Any:
+        message = await self._context.read()
+        if message is not grpc.aio.EOF:
+            self._call.received.inc()
+        return message
+
+
+async def _counted(requests: Any, call: CallMetrics) -> AsyncIterator[Any]:
+    """A request stream that counts what it hands on."""
+    if hasattr(requests, "__aiter__"):
+        async for message in requests:
+            call.received.inc()
+            yield message
+    else:
+        for message in requests:
+            call.received.inc()
+            yield message
+
+
+def grpc_type_of(handler: grpc.RpcMethodHandler) -> str:
+    if handler.request_streaming and handler.response_streaming:
+        return BIDI_STREAM
+    if handler.request_streaming:
+        return CLIENT_STREAM
+    if handler.response_streaming:
+        return SERVER_STREAM
+    return UNARY
 
 
 class ObservingInterceptor(grpc.aio.ServerInterceptor):
     def __init__(
         self,
-        requests: Counter,
-        latency: Histogram,
-        in_flight: Gauge,
+        metrics: RpcMetrics,
         *,
         guards: Sequence[Guard] = (),
         access_log: bool = True,
         quiet_services: frozenset[str] = frozenset({"grpc.health.v1.Health"}),
     ) -> None:
-        self._requests = requests
-        self._latency = latency
-        self._in_flight = in_flight
+        self._metrics = metrics
         self._guards = tuple(guards)
         self._access_log = access_log
         self._quiet = quiet_services
@@ -93,82 +162,112 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
     def _wrap(self, path: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         service, method = split_method(path)
         guards = () if path.startswith(UNGUARDED) else self._guards
-        gauge = self._in_flight.labels(service, method)
-        latency = self._latency.labels(service, method)
-        requests = self._requests
+        call = self._metrics.call(grpc_type_of(handler), service, method)
         log = self._access_log and service not in self._quiet
         full = f"{service}/{method}"
         clock = time.perf_counter
+        response_streaming = bool(handler.response_streaming)
+        request_streaming = bool(handler.request_streaming)
 
-        def record(
-            context: grpc.aio.ServicerContext, failed: BaseException | None, t0: float
-        ) -> None:
-            seconds = clock() - t0
-            code = code_of(context, failed)
-            latency.observe(seconds)
-            requests.labels(service, method, code.name).inc()
-            if log:
-                _log.info("rpc", method=full, code=code.name, latency_ms=round(seconds * 1000, 3))
-
-        async def admit(
-            request: Any, context: grpc.aio.ServicerContext, streaming: bool, tickets: list
-        ) -> None:
+        async def begin(request: Any, context: grpc.aio.ServicerContext, tickets: list) -> None:
+            """Count the call as started and run the guards (which may abort it)."""
+            structlog.contextvars.clear_contextvars()
+            call.started.inc()
+            if not request_streaming:
+                call.received.inc()
             # Each admitted guard's ticket is kept at once, so a later guard's refusal
             # still releases the earlier ones.
             for guard in guards:
-                tickets.append((guard, await guard.admit(request, context, streaming)))
+                tickets.append((guard, await guard.admit(request, context, response_streaming)))
 
-        def release(tickets: list, context: grpc.aio.ServicerContext) -> None:
+        def end(
+            context: grpc.aio.ServicerContext,
+            tickets: list,
+            failed: BaseException | None,
+            t0: float,
+        ) -> None:
             for guard, ticket in reversed(tickets):
                 guard.release(ticket, context)
+            seconds = clock() - t0
+            code = code_of(context, failed)
+            call.handled(code.name, seconds)
+            if log:
+                _log.info("rpc", method=full, code=code.name, latency_ms=round(seconds * 1000, 3))
 
-        if handler.unary_unary is not None:
-            inner = handler.unary_unary
+        def request_of(request: Any) -> Any:
+            return _counted(request, call) if request_streaming else request
 
-            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                structlog.contextvars.clear_contextvars()
+        kind = (
+            "stream_stream"
+            if request_streaming and response_streaming
+            else "stream_unary"
+            if request_streaming
+            else "unary_stream"
+            if response_streaming
+            else "unary_unary"
+        )
+        inner = getattr(handler, kind)
+        if inner is None:
+            return handler
+
+        if not response_streaming:
+
+            async def single(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 t0 = clock()
-                gauge.inc()
                 failed: BaseException | None = None
                 tickets: list = []
                 try:
-                    if guards:
-                        await admit(request, context, False, tickets)
-                    return await inner(request, context)
+                    await begin(request, context, tickets)
+                    response = inner(request_of(request), context)
+                    if inspect.isawaitable(response):
+                        response = await response
+                    if response is not None:
+                        call.sent.inc()
+                    return response
                 except BaseException as exc:
                     failed = exc
                     raise
                 finally:
-                    release(tickets, context)
-                    gauge.dec()
-                    record(context, failed, t0)
+                    end(context, tickets, failed, t0)
 
-            return handler._replace(unary_unary=unary_unary)
+            return handler._replace(**{kind: single})
 
-        if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            async def unary_stream(
-                request: Any, context: grpc.aio.ServicerContext
-            ) -> AsyncIterator[Any]:
-                structlog.contextvars.clear_contextvars()
+        if inspect.iscoroutinefunction(inner):
+            # Reader/writer API: the handler writes its responses with context.write.
+            async def writer(request: Any, context: grpc.aio.ServicerContext) -> None:
                 t0 = clock()
-                gauge.inc()
                 failed: BaseException | None = None
                 tickets: list = []
                 try:
-                    if guards:
-                        await admit(request, context, True, tickets)
-                    async for response in inner_stream(request, context):
+                    await begin(request, context, tickets)
+                    await inner(request_of(request), _CountingContext(context, call))
+                except BaseException as exc:
+                    failed = exc
+                    raise
+                finally:
+                    end(context, tickets, failed, t0)
+
+            return handler._replace(**{kind: writer})
+
+        async def generator(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            t0 = clock()
+            failed: BaseException | None = None
+            tickets: list = []
+            try:
+                await begin(request, context, tickets)
+                responses = inner(request_of(request), context)
+                if hasattr(responses, "__aiter__"):
+                    async for response in responses:
+                        call.sent.inc()
                         yield response
-                except BaseException as exc:
-                    failed = exc
-                    raise
-                finally:
-                    release(tickets, context)
-                    gauge.dec()
-                    record(context, failed, t0)
+                else:
+                    for response in responses:
+                        call.sent.inc()
+                        yield response
+            except BaseException as exc:
+                failed = exc
+                raise
+            finally:
+                end(context, tickets, failed, t0)
 
-            return handler._replace(unary_stream=unary_stream)
-
-        return handler
+        return handler._replace(**{kind: generator})

@@ -65,15 +65,16 @@ async def test_a_full_game_of_each_game_through_the_gateway_and_the_metrics_show
         result = played[entry.name]
         service = entry.service_name
         # Through the gateway: every accepted move, one CreateGame, every GetGame.
-        ok = "tabletop_gateway_requests_total"
-        assert sample(gw, ok, service=service, method="SubmitMove", code="OK") == result.moves
-        assert sample(gw, ok, service=service, method="CreateGame", code="OK") == 1
-        assert sample(gw, ok, service=service, method="ListMoves", code="OK") >= result.moves
-        assert sample(gw, "tabletop_gateway_backend_up", service=service) == 1
+        ok = "grpc_server_handled_total"
+        unary = {"grpc_type": "unary", "grpc_service": service}
+        submit = {**unary, "grpc_method": "SubmitMove"}
+        assert sample(gw, ok, **submit, grpc_code="OK") == result.moves
+        assert sample(gw, ok, **unary, grpc_method="CreateGame", grpc_code="OK") == 1
+        assert sample(gw, ok, **unary, grpc_method="ListMoves", grpc_code="OK") >= result.moves
+        assert sample(gw, "grpc_client_handled_total", **submit, grpc_code="OK") == result.moves
+        assert sample(gw, "tabletop_gateway_backend_up", grpc_service=service) == 1
         assert (
-            sample(
-                gw, "tabletop_gateway_latency_seconds_count", service=service, method="SubmitMove"
-            )
+            sample(gw, "grpc_server_handling_seconds_count", **submit)
             == result.moves + result.aborted
         )
 
@@ -84,7 +85,12 @@ async def test_a_full_game_of_each_game_through_the_gateway_and_the_metrics_show
         assert sample(own, "tabletop_games_finished_total", game=name) == 1
         assert (
             sample(
-                own, "tabletop_rpc_requests_total", service=service, method="SubmitMove", code="OK"
+                own,
+                "grpc_server_handled_total",
+                grpc_type="unary",
+                grpc_service=service,
+                grpc_method="SubmitMove",
+                grpc_code="OK",
             )
             == result.moves
         )

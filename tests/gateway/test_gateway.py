@@ -9,7 +9,6 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from prometheus_client import REGISTRY
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
 from client.api import FINISHED, GameClient
@@ -158,7 +157,9 @@ async def test_catalog_and_health_follow_the_backends(tmp_path):
                 games = (await catalog.ListGames(catalog_pb2.ListGamesRequest())).games
                 assert not next(g for g in games if g.name == name).up
                 assert (
-                    REGISTRY.get_sample_value("tabletop_gateway_backend_up", {"service": service})
+                    gateway.registry.get_sample_value(
+                        "tabletop_gateway_backend_up", {"grpc_service": service}
+                    )
                     == 0.0
                 )
                 client = GameClient(name, channel)
@@ -227,23 +228,43 @@ async def test_an_oversized_request_is_refused(tmp_path):
 
 
 async def test_gateway_metrics_count_calls_by_service_method_and_code(stack):
-    _, _, channel = stack
+    _, gateway, channel = stack
     name = GAMES[0]
     service = registry.by_name(name).service_name
-    labels = {"service": service, "method": "GetGame", "code": "NOT_FOUND"}
-    before = REGISTRY.get_sample_value("tabletop_gateway_requests_total", labels) or 0
+    call = {"grpc_type": "unary", "grpc_service": service, "grpc_method": "GetGame"}
+    handled = {**call, "grpc_code": "NOT_FOUND"}
+
+    def sample(family: str, labels: dict[str, str]) -> float:
+        return gateway.registry.get_sample_value(family, labels) or 0.0
+
+    before = {
+        family: sample(family, handled)
+        for family in ("grpc_server_handled_total", "grpc_client_handled_total")
+    }
+    started = sample("grpc_server_started_total", call)
     client = GameClient(name, channel)
     for _ in range(3):
         with pytest.raises(grpc.aio.AioRpcError):
             await client.get("nope")
     # An aborted call's status leaves before the interceptor counts it: wait for the count.
     await eventually(
-        lambda: REGISTRY.get_sample_value("tabletop_gateway_requests_total", labels) == before + 3
+        lambda: (
+            sample("grpc_server_handled_total", handled) == before["grpc_server_handled_total"] + 3
+        )
     )
-    count = REGISTRY.get_sample_value(
-        "tabletop_gateway_latency_seconds_count", {"service": service, "method": "GetGame"}
-    )
-    assert count and count >= 3
+    # Each call is counted once on the server side and once per upstream call it made.
+    assert sample("grpc_client_handled_total", handled) == before["grpc_client_handled_total"] + 3
+    assert sample("grpc_server_started_total", call) == started + 3
+    assert sample("grpc_server_handling_seconds_count", call) >= 3
+    assert sample("grpc_client_handling_seconds_count", call) >= 3
+    assert sample("grpc_server_msg_received_total", call) >= 3
+    assert sample("grpc_client_msg_sent_total", call) >= 3
+    # The gateway's registry holds no game families: it never sets them.
+    families = {m.name for m in gateway.registry.collect()}
+    assert not [f for f in families if f.startswith(("tabletop_games", "tabletop_moves"))]
+    assert not [
+        m for m in gateway.registry.collect() for s in m.samples if "service" in s.labels
+    ], "no label is named service"
 
 
 async def test_an_unrouted_service_is_unimplemented():

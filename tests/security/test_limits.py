@@ -21,8 +21,8 @@ NAME = registry.names()[0]
 PLAYERS = registry.by_name(NAME).engine().GAME.min_players
 
 
-def limited(limit: str, family: str = "tabletop_limited_total") -> float:
-    return REGISTRY.get_sample_value(family, {"limit": limit}) or 0.0
+def limited(limit: str, family: str = "tabletop_limited_total", registry_=REGISTRY) -> float:
+    return registry_.get_sample_value(family, {"limit": limit}) or 0.0
 
 
 async def expect_limit(coro, limit: str, reason: str = "LIMIT_REACHED") -> None:
@@ -73,17 +73,18 @@ async def test_message_size(where):
     async with service_in_process(NAME, limits=limits if where == "service" else None) as svc:
         if where == "service":
             address, family = svc.address, "tabletop_limited_total"
-            context = None
+            context, registry_ = None, REGISTRY
         else:
             context = gateway_in_process({NAME: [svc.address]}, limits=limits)
-            port, _ = await context.__aenter__()
+            port, gw = await context.__aenter__()
             address, family = f"127.0.0.1:{port}", "tabletop_gateway_limited_total"
+            registry_ = gw.registry
         try:
             async with grpc.aio.insecure_channel(address) as channel:
                 client = GameClient(NAME, channel)
-                before = limited("max_message_bytes", family)
+                before = limited("max_message_bytes", family, registry_)
                 await expect_limit(client.call("GetGame", game_id="x" * 5000), "max_message_bytes")
-                assert limited("max_message_bytes", family) == before + 1
+                assert limited("max_message_bytes", family, registry_) == before + 1
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
                     await client.call("GetGame", game_id="x" * 100)  # small: a normal answer
                 assert caught.value.code() == grpc.StatusCode.NOT_FOUND
@@ -131,17 +132,18 @@ async def test_the_gateway_puts_a_deadline_on_calls_that_have_none(tmp_path):
     """A stalled backend cannot hold a deadline-less call forever."""
     env = {"TABLETOP_STORE_URL": "memory://"}
     with running(f"services.{NAME}", env, tmp_path / "svc.log") as svc:
-        async with gateway_in_process({NAME: [svc.address]}, unary_timeout=1.0) as (port, _):
+        async with gateway_in_process({NAME: [svc.address]}, unary_timeout=1.0) as (port, gw):
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
                 client = GameClient(NAME, channel, timeout=None)
                 game = await client.create(PLAYERS)
                 labels = {
-                    "service": registry.by_name(NAME).service_name,
-                    "method": "GetGame",
-                    "code": "DEADLINE_EXCEEDED",
+                    "grpc_type": "unary",
+                    "grpc_service": registry.by_name(NAME).service_name,
+                    "grpc_method": "GetGame",
+                    "grpc_code": "DEADLINE_EXCEEDED",
                 }
-                family = "tabletop_gateway_requests_total"
-                before = REGISTRY.get_sample_value(family, labels) or 0.0
+                family = "grpc_server_handled_total"
+                before = gw.registry.get_sample_value(family, labels) or 0.0
                 svc.popen.send_signal(signal.SIGSTOP)
                 try:
                     loop = asyncio.get_running_loop()
@@ -154,7 +156,7 @@ async def test_the_gateway_puts_a_deadline_on_calls_that_have_none(tmp_path):
                     # ...and it is counted, by the code the client got (just after the
                     # status leaves: context.abort sends it before the interceptor counts).
                     await eventually(
-                        lambda: REGISTRY.get_sample_value(family, labels) == before + 1
+                        lambda: gw.registry.get_sample_value(family, labels) == before + 1
                     )
                 finally:
                     svc.popen.send_signal(signal.SIGCONT)

@@ -141,13 +141,20 @@ async def test_metrics_show_calls_by_method_and_latency_histograms(tmp_path):
         url = f"http://127.0.0.1:{process.metrics_port}/metrics"
         body = urllib.request.urlopen(url, timeout=5).read().decode()
     service = registry.by_name(NAME).service_name
-    submit = f'tabletop_rpc_requests_total{{code="OK",method="SubmitMove",service="{service}"}}'
+    call = f'grpc_method="SubmitMove",grpc_service="{service}",grpc_type="unary"'
+    submit = f'grpc_server_handled_total{{grpc_code="OK",{call}}}'
     line = next(line for line in body.splitlines() if line.startswith(submit))
     assert float(line.split()[-1]) == result.moves
-    assert (
-        f'tabletop_rpc_latency_seconds_bucket{{le="0.001",method="SubmitMove",service="{service}"}}'
-        in body
+    started = next(
+        line
+        for line in body.splitlines()
+        if line.startswith(f"grpc_server_started_total{{{call}}}")
     )
+    assert float(started.split()[-1]) == result.moves
+    assert f'grpc_server_handling_seconds_bucket{{{call},le="0.001"}}' in body
+    assert f"grpc_server_msg_received_total{{{call}}}" in body
+    assert f"grpc_server_msg_sent_total{{{call}}}" in body
+    assert 'service="' not in body.replace("grpc_service=", ""), "no label named service"
     applied = next(
         line
         for line in body.splitlines()
