@@ -102,7 +102,7 @@ class DiscardStore:
     def __init__(self) -> None:
         self.versions: dict[str, int] = {}
 
-    async def create(self, game: GameRecord) -> None:
+    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
         return None
 
     async def load(self, game_id: str) -> GameRecord | None:

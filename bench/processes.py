@@ -101,6 +101,7 @@ def game_service(
         "TABLETOP_ALLOW_SEED": "true",
         "TABLETOP_MAX_CONNECTION_AGE_SECONDS": "0",
         "TABLETOP_MAX_GAMES": "0",
+        "TABLETOP_GAMES_PER_CLIENT": "0",
         **env,
     }
     with process(

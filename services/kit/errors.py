@@ -61,3 +61,12 @@ class WatcherTooSlow(PlatformError):
 
 class Unavailable(PlatformError):
     reason = "UNAVAILABLE"
+
+
+class GameCorrupt(PlatformError):
+    """The game's stored log cannot be replayed: the store's fault, never the caller's.
+
+    The message never quotes a stored row: a secret move's text is hidden information.
+    """
+
+    reason = "GAME_CORRUPT"

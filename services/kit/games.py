@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -23,9 +24,13 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.kit import auth
+import structlog
+
+from services.kit import auth, corruption
+from services.kit.creators import Creators
 from services.kit.engine import BadOptions, Engine, EngineError, Event, Outcome
 from services.kit.errors import (
+    GameCorrupt,
     GameNotFound,
     LimitReached,
     RequestIdReused,
@@ -35,13 +40,17 @@ from services.kit.errors import (
     WatcherTooSlow,
 )
 from services.kit.store import (
+    CorruptRow,
     DuplicateRequest,
     GameRecord,
     MoveRecord,
+    QuotaExceeded,
     Store,
     StoreError,
     VersionConflict,
 )
+
+_log = structlog.get_logger("games")
 
 # Turns kept in memory per game, for watchers that resume a little behind and for retried
 # request ids; older ones are read from the log. Few, because every live game pays for them.
@@ -85,9 +94,15 @@ class WatchItem:
 
 @dataclass
 class _Watcher:
+    """One stream's pending updates. A watcher that falls behind holds the logged moves
+    it has not been sent (shared with every other watcher, not copies) and only the
+    newest view: the ones before it are dropped, as a resume sends turns then one view."""
+
     seat: int | None
-    queue: asyncio.Queue[WatchItem | BaseException]
-    limit: int
+    limit: int  # pending moves before the stream is ended
+    pending: deque[tuple[MoveRecord, Snapshot | None]] = field(default_factory=deque)
+    error: BaseException | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
 
 
@@ -139,6 +154,8 @@ class GameManager:
         max_live_games: int = 100_000,
         max_games: int = 0,
         watch_queue_limit: int = 1000,
+        watch_stall_seconds: float = 30.0,
+        creators: Creators | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.engine = engine
@@ -150,6 +167,8 @@ class GameManager:
         self.max_games = max_games
         self.in_progress = 0  # games not finished, as this instance knows them
         self.watch_queue_limit = watch_queue_limit
+        self.watch_stall_seconds = watch_stall_seconds  # one write waiting longer ends a stream
+        self.creators = creators  # who may create games, and their quotas (None: anyone)
         self.clock = clock
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -166,9 +185,20 @@ class GameManager:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
 
     async def create(
-        self, players: int, options: Any, seed: int | None = None
+        self,
+        players: int,
+        options: Any,
+        seed: int | None = None,
+        *,
+        owner: str | None = None,
+        owner_limit: int = 0,
+        quota: str = "",
     ) -> tuple[LiveGame, list[str]]:
-        """A new game and one secret token per seat (the store keeps only their hashes)."""
+        """A new game and one secret token per seat (the store keeps only their hashes).
+
+        With ``owner_limit``, the game counts against ``owner``'s quota (named ``quota``)
+        while it is in progress, and is refused once that owner has as many unfinished.
+        """
         info = self.engine.GAME
         if not info.min_players <= players <= info.max_players:
             raise BadOptions(
@@ -193,9 +223,18 @@ class GameManager:
             token_hashes=tuple(auth.token_hash(t) for t in tokens),
             created_at=now,
             updated_at=now,
+            owner=owner,
         )
         try:
-            await self.store.create(record)
+            if owner_limit:
+                await self.store.create(record, owner_limit)
+            else:  # stores written before quotas (a benchmark's) take the game alone
+                await self.store.create(record)
+        except QuotaExceeded as exc:
+            raise LimitReached(
+                f"at most {exc.limit} games in progress per {quota or 'owner'}; finish one first",
+                limit=quota or "games_per_owner",
+            ) from None
         except StoreError as exc:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
         game = LiveGame(record, state, 0, now)
@@ -236,15 +275,60 @@ class GameManager:
             record = await self.store.load(game_id)
             if record is None or record.game_type != self.game_type:
                 raise GameNotFound(f"no {self.engine.GAME.title} game {game_id!r}")
+            if record.quarantined is not None:
+                raise self._corrupt(game_id, None)
             moves = await self.store.moves(game_id)
+        except CorruptRow as exc:
+            raise await self._quarantine(game_id, exc.version, "the row does not decode") from None
         except StoreError as exc:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
-        options = self.engine.GAME.options_type.from_dict(record.options)
-        state = self.engine.new_game(record.seed, record.players, options)
+        try:
+            options = self.engine.GAME.options_type.from_dict(record.options)
+            state = self.engine.new_game(record.seed, record.players, options)
+        except Exception as exc:
+            raise await self._quarantine(game_id, None, corruption.problem(exc)) from None
+        # The header shows every option the game is played under, including those a row
+        # stored before they existed takes from STORED_BEFORE.
+        record = dataclasses.replace(record, options=options.to_dict())
         game = LiveGame(record, state, 0, record.updated_at)
-        for move in moves:
-            self._replay_one(game, move)
+        await self._replay(game, moves)
         return game
+
+    async def _replay(self, game: LiveGame, moves: list[MoveRecord]) -> None:
+        """Apply logged moves; a move that cannot be replayed quarantines the game."""
+        for move in moves:
+            try:
+                if move.version != game.version + 1:
+                    raise CorruptRow(game.record.game_id, move.version, "a gap in the log")
+                self._replay_one(game, move)
+            except Exception as exc:
+                self._drop(game)
+                problem = corruption.problem(exc)
+                raise await self._quarantine(game.record.game_id, move.version, problem) from None
+
+    def _corrupt(self, game_id: str, version: int | None) -> GameCorrupt:
+        where = {} if version is None else {"version": version}
+        return GameCorrupt(
+            f"game {game_id} cannot be replayed from its stored log; it is quarantined "
+            "(read-only) for an operator",
+            **where,
+        )
+
+    async def _quarantine(self, game_id: str, version: int | None, problem: str) -> GameCorrupt:
+        """Log, count and mark the game quarantined (dropped from memory); the error to raise."""
+        live = self._live.get(game_id)
+        if live is not None:
+            self._drop(live)
+        where = f"move {version}" if version else "the game row"
+        _log.error("game_quarantined", game_id=game_id, version=version, problem=problem)
+        corruption.CORRUPT_GAMES.labels(self.game_type).inc()
+        try:
+            await self.store.quarantine(
+                game_id, f"{where} cannot be replayed ({problem})", self.clock()
+            )
+        except StoreError as exc:  # the game stays refused; the next load tries again
+            _log.warning("quarantine_not_recorded", game_id=game_id, error=str(exc))
+        return self._corrupt(game_id, version)
 
     def _replay_one(self, game: LiveGame, move: MoveRecord) -> None:
         self.engine.apply(game.state, move.seat, self.engine.parse_move(move.move))
@@ -336,8 +420,20 @@ class GameManager:
         unless the engine says it is secret from that seat."""
         shown = move.move
         secret = self._public_move is not None and seat != move.seat
-        if secret and not self._public_move(self.engine.parse_move(move.move)):
-            shown = ""
+        if secret:
+            try:
+                public = self._public_move(self.engine.parse_move(move.move))
+            except Exception as exc:  # the row changed since it was replayed
+                _log.error(  # the call's log context carries the game id
+                    "stored_move_unreadable",
+                    version=move.version,
+                    problem=corruption.problem(exc),
+                )
+                raise GameCorrupt(
+                    "a stored move of this game can no longer be read", version=move.version
+                ) from None
+            if not public:
+                shown = ""
         events = tuple(
             {k: v for k, v in e.items() if k != "to"}
             for e in move.events
@@ -350,6 +446,8 @@ class GameManager:
     ) -> tuple[Snapshot, list[Turn]]:
         async with self.locked(game_id) as game:
             seat = auth.seat_of(seat_token, game.record.token_hashes)
+            if after > game.version:
+                await self._follow(game)  # seen on another replica: read the log first
             snap = self.snapshot(game, seat, with_view=False)
         if after < 0 or after > snap.version:
             raise VersionOutOfRange(f"from_version must be 0..{snap.version}")
@@ -359,6 +457,8 @@ class GameManager:
     async def _moves(self, game_id: str, after: int, limit: int | None) -> list[MoveRecord]:
         try:
             return await self.store.moves(game_id, after, limit)
+        except CorruptRow as exc:
+            raise await self._quarantine(game_id, exc.version, "the row does not decode") from None
         except StoreError as exc:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
 
@@ -467,7 +567,7 @@ class GameManager:
     async def _follow(self, game: LiveGame) -> None:
         """Replay the logged moves after the live version (lock held) and tell watchers."""
         for record in await self._moves(game.record.game_id, game.version, None):
-            self._replay_one(game, record)
+            await self._replay(game, [record])
             self._notify(game, record)
 
     # --- watching ---------------------------------------------------------------------
@@ -486,22 +586,28 @@ class GameManager:
                 continue
             if watcher.seat not in snapshots:
                 snapshots[watcher.seat] = self.snapshot(game, watcher.seat)
-            item = WatchItem(self.turn_for(record, watcher.seat), snapshots[watcher.seat])
-            if watcher.queue.qsize() >= watcher.limit:
+            if len(watcher.pending) >= watcher.limit:
                 self._close_watcher(
                     watcher,
                     WatcherTooSlow(
                         "this watcher fell too far behind; resume from the last version seen",
                         version=record.version - 1,
+                        limit="watch_queue_limit",
                     ),
                 )
                 game.watchers.remove(watcher)
-            else:
-                watcher.queue.put_nowait(item)
+                continue
+            if watcher.pending:
+                # Only the newest pending update keeps its view: a slow watcher pins
+                # one view, not one per move it is behind.
+                watcher.pending[-1] = (watcher.pending[-1][0], None)
+            watcher.pending.append((record, snapshots[watcher.seat]))
+            watcher.wake.set()
 
     def _close_watcher(self, watcher: _Watcher, error: BaseException) -> None:
         watcher.closed = True
-        watcher.queue.put_nowait(error)
+        watcher.error = error
+        watcher.wake.set()
 
     async def watch(
         self, game_id: str, seat_token: str | None, from_version: int | None
@@ -510,6 +616,8 @@ class GameManager:
         every new turn."""
         async with self.locked(game_id) as game:
             seat = auth.seat_of(seat_token, game.record.token_hashes)
+            if from_version is not None and from_version > game.version:
+                await self._follow(game)  # seen on another replica: read the log first
             if from_version is not None and not 0 <= from_version <= game.version:
                 raise VersionOutOfRange(f"from_version must be 0..{game.version}")
             snap = self.snapshot(game, seat)
@@ -522,7 +630,7 @@ class GameManager:
                 backlog[-1] = WatchItem(backlog[-1].turn, snap)
             else:
                 backlog = [WatchItem(None, snap)]
-            watcher = _Watcher(seat, asyncio.Queue(), self.watch_queue_limit)
+            watcher = _Watcher(seat, self.watch_queue_limit)
             game.watchers.append(watcher)
         return self._stream(game, watcher, backlog)
 
@@ -533,10 +641,14 @@ class GameManager:
             for item in backlog:
                 yield item
             while True:
-                item = await watcher.queue.get()
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
+                if watcher.pending:
+                    record, snap = watcher.pending.popleft()
+                    yield WatchItem(self.turn_for(record, watcher.seat), snap)
+                    continue
+                if watcher.error is not None:
+                    raise watcher.error
+                watcher.wake.clear()
+                await watcher.wake.wait()
         finally:
             watcher.closed = True
             if watcher in game.watchers:

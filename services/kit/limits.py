@@ -6,17 +6,23 @@ RESOURCE_EXHAUSTED and an ErrorInfo naming the limit, and is counted:
 
 - ``rate``: calls a second per client (token bucket with a burst);
 - ``streams``: open server streams (WatchGame) per client;
-- ``auth_failures``: after this many UNAUTHENTICATED answers within a window, a client
-  is refused outright until the window has passed (token guessing gets nowhere);
+- ``auth_failures``: after this many UNAUTHENTICATED answers within a window from one
+  address on one game (or ``ADDRESS_FACTOR`` times as many from one address on any
+  games), that address's further calls that *fail* authentication are answered
+  RESOURCE_EXHAUSTED with a retry delay instead, until the window has passed. Calls with
+  a valid token, or none, always go through: many users behind one NAT are never locked
+  out by one guesser among them, and a guesser gets no more than the limit per window;
 - ``max_message_bytes``: a request larger than this (the routed and game calls arrive as
   bytes, so their size is known before any parsing).
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +32,9 @@ from prometheus_client import Counter
 from services.kit import status
 
 MAX_TRACKED = 100_000  # clients remembered; the least recently seen are forgotten
+# An address may fail this many times the per-game limit across all games before its
+# failures on any game are refused: spraying guesses over many games gains little.
+ADDRESS_FACTOR = 10
 
 
 def client_of(peer: str | None) -> str:
@@ -42,6 +51,52 @@ def forwarded_client(metadata: Iterable[tuple[str, str | bytes]] | None) -> str 
             text = value.decode("latin-1") if isinstance(value, bytes) else value
             return text.split(",")[0].strip()[:128] or None
     return None
+
+
+def game_of(request: Any) -> str | None:
+    """The game id of a serialized request, without parsing it: every game call but
+    CreateGame carries ``string game_id = 1``, which a serializer writes first."""
+    if not isinstance(request, bytes) or len(request) < 2 or request[0] != 0x0A:
+        return None
+    size = request[1]
+    if size == 0 or size > 127 or len(request) < 2 + size:  # ids are short: a 1-byte length
+        return None
+    return request[2 : 2 + size].decode("utf-8", "replace")
+
+
+def client_address(context: grpc.aio.ServicerContext, trust_forwarded_for: bool) -> str:
+    """The client a call comes from: its peer, or the gateway's x-forwarded-for if trusted."""
+    if trust_forwarded_for:
+        forwarded = forwarded_client(context.invocation_metadata())
+        if forwarded:
+            return forwarded
+    return client_of(context.peer())
+
+
+@dataclass(frozen=True)
+class _Lockout:
+    seconds: float
+    count: Callable[[], None]
+
+
+# Set by ClientLimits.admit for the call it admits: the client is locked out of failing
+# authentication for ``seconds``. Each call runs in its own task, so this is per call.
+_LOCKOUT: ContextVar[_Lockout | None] = ContextVar("tabletop_auth_lockout", default=None)
+
+
+def auth_refusal() -> grpc.Status | None:
+    """What to answer instead of UNAUTHENTICATED when this call's client is locked out
+    of failing authentication (None: answer UNAUTHENTICATED). Counts the refusal."""
+    lockout = _LOCKOUT.get()
+    if lockout is None:
+        return None
+    lockout.count()
+    return status.status_for(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "too many failed authentications from this address; wait",
+        "RATE_LIMITED",
+        {"limit": "auth_failures", "retry_after_ms": str(max(1, int(lockout.seconds * 1000)))},
+    )
 
 
 @dataclass
@@ -164,15 +219,13 @@ class ClientLimits:
         self.limits = limits
         self.rate = RateLimiter(limits.rate_per_client, limits.burst_per_client)
         self.streams = StreamCounter(limits.streams_per_client)
-        self.auth = FailureWindow(limits.auth_failures_per_client, limits.auth_failure_window)
+        failures, window = limits.auth_failures_per_client, limits.auth_failure_window
+        self.auth_game = FailureWindow(failures, window)  # by address and game
+        self.auth = FailureWindow(failures * ADDRESS_FACTOR, window)  # by address
         self._limited = limited
 
     def client(self, context: grpc.aio.ServicerContext) -> str:
-        if self.limits.trust_forwarded_for:
-            forwarded = forwarded_client(context.invocation_metadata())
-            if forwarded:
-                return forwarded
-        return client_of(context.peer())
+        return client_address(context, self.limits.trust_forwarded_for)
 
     async def _refuse(
         self, context: grpc.aio.ServicerContext, limit: str, message: str, wait: float | None
@@ -190,14 +243,18 @@ class ClientLimits:
 
     async def admit(
         self, request: Any, context: grpc.aio.ServicerContext, streaming: bool
-    ) -> tuple[str, bool]:
-        """Refuse the call if a limit says so; else the ticket (client, holds a stream)."""
+    ) -> tuple[str, bool, str | None]:
+        """Refuse the call if a limit says so; else the ticket (client, holds a stream,
+        its (client, game) key)."""
         client = self.client(context)
-        blocked = self.auth.blocked_for(client)
-        if blocked:
-            await self._refuse(
-                context, "auth_failures", "too many failed authentications; wait", blocked
-            )
+        game = game_of(request)
+        keyed = f"{client} {game}" if game else None
+        locked = max(
+            self.auth.blocked_for(client), self.auth_game.blocked_for(keyed) if keyed else 0.0
+        )
+        _LOCKOUT.set(
+            _Lockout(locked, self._limited.labels("auth_failures").inc) if locked else None
+        )
         wait = self.rate.acquire(client)
         if wait:
             await self._refuse(context, "rate_per_client", "too many calls; slow down", wait)
@@ -213,11 +270,79 @@ class ClientLimits:
                 f"at most {self.streams.limit} open streams per client",
                 None,
             )
-        return client, streaming
+        return client, streaming, keyed
 
-    def release(self, ticket: tuple[str, bool], context: grpc.aio.ServicerContext) -> None:
-        client, stream = ticket
+    def release(
+        self, ticket: tuple[str, bool, str | None], context: grpc.aio.ServicerContext
+    ) -> None:
+        client, stream, keyed = ticket
         if stream:
             self.streams.close(client)
         if context.code() == grpc.StatusCode.UNAUTHENTICATED:
             self.auth.record(client)
+            if keyed:
+                self.auth_game.record(keyed)
+
+    def wrap(self, handler: grpc.GenericRpcHandler) -> grpc.GenericRpcHandler:
+        """``handler`` with its UNAUTHENTICATED answers turned into the lockout's refusal
+        for a locked-out client: for a server (the gateway) that relays statuses it did
+        not decide itself. The game services ask :func:`auth_refusal` directly."""
+        return _LockoutAware(handler)
+
+
+class _RefusingContext:
+    """A servicer context whose ``abort`` with UNAUTHENTICATED answers the lockout's
+    refusal instead, when the call's client is locked out."""
+
+    def __init__(self, context: grpc.aio.ServicerContext) -> None:
+        self._context = context
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+    async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata=()) -> None:
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            refusal = auth_refusal()
+            if refusal is not None:
+                code, details = refusal.code, refusal.details
+                trailing_metadata = refusal.trailing_metadata
+        await self._context.abort(code, details, trailing_metadata)
+
+
+class _LockoutAware(grpc.GenericRpcHandler):
+    def __init__(self, inner: grpc.GenericRpcHandler) -> None:
+        self._inner = inner
+        self._handlers: dict[str, grpc.RpcMethodHandler | None] = {}
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        path = details.method
+        if path not in self._handlers:
+            self._handlers[path] = self._wrap(self._inner.service(details))
+        return self._handlers[path]
+
+    @staticmethod
+    def _wrap(handler: grpc.RpcMethodHandler | None) -> grpc.RpcMethodHandler | None:
+        if handler is None:
+            return None
+        if handler.unary_unary is not None:
+            unary = handler.unary_unary
+
+            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                return await unary(request, _RefusingContext(context))
+
+            return handler._replace(unary_unary=unary_unary)
+        if handler.unary_stream is not None:
+            stream = handler.unary_stream
+            if inspect.iscoroutinefunction(stream):  # writes with context.write
+
+                async def writer(request: Any, context: grpc.aio.ServicerContext) -> None:
+                    await stream(request, _RefusingContext(context))
+
+                return handler._replace(unary_stream=writer)
+
+            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                async for message in stream(request, _RefusingContext(context)):
+                    yield message
+
+            return handler._replace(unary_stream=unary_stream)
+        return handler

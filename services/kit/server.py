@@ -17,10 +17,9 @@ from typing import Any
 import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from services import registry
-from services.kit import config, logs
+from services.kit import config, creators, logs, overload, reflection
 from services.kit.drain import Drain
 from services.kit.errors import Unavailable
 from services.kit.games import GameManager
@@ -28,14 +27,13 @@ from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
 from services.kit.metrics import (
     LIMITED,
-    RPC_IN_FLIGHT,
-    RPC_LATENCY,
-    RPCS,
+    CountedStore,
     GameMetrics,
     serve_metrics,
+    server_metrics,
 )
 from services.kit.service import GameService, handlers
-from services.kit.store import open_store
+from services.kit.store import open_store_or_exit
 from services.kit.tls import ServerTls, bind, server_tls
 
 HEALTH_SERVICE = health.SERVICE_NAME
@@ -49,6 +47,8 @@ def process_settings(port: int, metrics_port: int, max_connection_age: str) -> l
         S("port", "TABLETOP_PORT", str(port), "port", "gRPC port"),
         S("metrics_port", "TABLETOP_METRICS_PORT", str(metrics_port), "port",
           "Prometheus /metrics port (0: none)"),
+        S("metrics_host", "TABLETOP_METRICS_HOST", "", "str",
+          "address the /metrics port listens on ('': the same as TABLETOP_HOST)"),
         S("log_level", "TABLETOP_LOG_LEVEL", "info", "str", "debug, info, warning or error"),
         S("log_format", "TABLETOP_LOG_FORMAT", "json", "str", "json or console"),
         S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per call"),
@@ -56,6 +56,8 @@ def process_settings(port: int, metrics_port: int, max_connection_age: str) -> l
           "largest request accepted"),
         S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", max_connection_age,
           "float", "close connections after this long so clients re-resolve (0: never)"),
+        S("max_concurrent_calls", "TABLETOP_MAX_CONCURRENT_CALLS", "10000", "int",
+          "unary calls handled at once; beyond, RESOURCE_EXHAUSTED (0: no limit)"),
         S("drain_seconds", "TABLETOP_DRAIN_SECONDS", "20", "float",
           "on SIGTERM, time given to calls in flight; new calls get UNAVAILABLE"),
         *tls_settings(),
@@ -78,8 +80,12 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "games kept in memory; idle ones beyond are rebuilt from the log when needed"),
         S("watch_queue_limit", "TABLETOP_WATCH_QUEUE_LIMIT", "1000", "int",
           "updates queued for one slow watcher before its stream is ended"),
+        S("watch_stall_seconds", "TABLETOP_WATCH_STALL_SECONDS", "30", "float",
+          "a watcher that lets no update through for this long (its HTTP/2 window shut) is "
+          "ended with WATCHER_TOO_SLOW (0: never)"),
         S("max_games", "TABLETOP_MAX_GAMES", "100000", "int",
           "games in progress this instance accepts (0: no limit); CreateGame beyond it is refused"),
+        *creators.settings(),
         S("retention", "TABLETOP_FINISHED_RETENTION_SECONDS", "604800", "float",
           "finished games are kept this long for history and replay, then removed (0: forever)"),
         S("sweep_interval", "TABLETOP_SWEEP_INTERVAL_SECONDS", "600", "float",
@@ -117,6 +123,12 @@ def tls_settings() -> list[config.Setting]:
     ]  # fmt: skip
 
 
+def metrics_host(cfg: config.Config) -> str:
+    """The /metrics listener follows TABLETOP_HOST unless told otherwise: a process kept to
+    loopback does not publish its metrics to every network it is on."""
+    return cfg.metrics_host or cfg.host
+
+
 def limits_from(cfg: config.Config) -> Limits:
     return Limits(
         max_message_bytes=cfg.max_message_bytes,
@@ -139,6 +151,7 @@ def server_options(max_message_bytes: int, max_connection_age: float) -> list[tu
         ("grpc.max_receive_message_length", max(max_message_bytes, HARD_MAX_MESSAGE_BYTES)),
         ("grpc.max_send_message_length", 16 * 1024 * 1024),
         ("grpc.so_reuseport", 0),
+        *overload.core_options(),
     ]
     if max_connection_age > 0:
         options += [
@@ -159,17 +172,17 @@ def create_server(
     drain: Drain | None = None,
     limits: Limits | None = None,
     tls: ServerTls | None = None,
+    max_concurrent_calls: int = 10_000,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A ready-to-start server for one game; returns it, the bound port and its health."""
     server = grpc.aio.server(
         interceptors=[
             ObservingInterceptor(
-                RPCS,
-                RPC_LATENCY,
-                RPC_IN_FLIGHT,
+                server_metrics(),
                 access_log=access_log,
                 guards=(
                     drain or Drain(),
+                    overload.ConcurrencyLimit(max_concurrent_calls, LIMITED),
                     ClientLimits(limits or Limits(max_message_bytes=max_message_bytes), LIMITED),
                 ),
             ),
@@ -179,9 +192,7 @@ def create_server(
     server.add_generic_rpc_handlers([handlers(spec, manager)])
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (spec.name, HEALTH_SERVICE, reflection.SERVICE_NAME), server
-    )
+    reflection.enable(server, (spec.name, HEALTH_SERVICE))
     return server, bind(server, address, tls), health_servicer
 
 
@@ -215,15 +226,18 @@ async def set_serving(
 async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     log = structlog.get_logger("server")
     spec = GameService.load(entry)
-    store = open_store(cfg.store_url)
+    metrics = GameMetrics(entry.name)
+    store = CountedStore(open_store_or_exit(cfg.store_url), metrics)
     manager = GameManager(
         spec.engine,
         store,
-        metrics=GameMetrics(entry.name),
+        metrics=metrics,
         allow_seed=cfg.allow_seed,
         max_live_games=cfg.max_live_games,
         max_games=cfg.max_games,
         watch_queue_limit=cfg.watch_queue_limit,
+        watch_stall_seconds=cfg.watch_stall_seconds,
+        creators=creators.from_config(cfg),
     )
     await manager.start()
     drain = Drain()
@@ -237,8 +251,9 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         drain=drain,
         limits=limits_from(cfg),
         tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
+        max_concurrent_calls=cfg.max_concurrent_calls,
     )
-    metrics_port = serve_metrics(cfg.metrics_port) if cfg.metrics_port else None
+    metrics_port = serve_metrics(cfg.metrics_port, metrics_host(cfg)) if cfg.metrics_port else None
     listener = None
     if hasattr(store, "listen"):
         # Several replicas share this store: follow the moves the others append.

@@ -8,8 +8,10 @@ registered by name (a generic handler), so no game needs a servicer class of its
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -17,8 +19,9 @@ from typing import Any
 import grpc
 import structlog
 
-from services.kit import auth, status, wire
-from services.kit.errors import BadRequest, SeedNotAllowed
+from client import render
+from services.kit import auth, limits, status, wire
+from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.metrics import GameMetrics
 from services.registry import ServiceEntry
@@ -84,10 +87,25 @@ async def _abort(
     code, reason, meta = status.classify(exc)
     if code is grpc.StatusCode.UNAUTHENTICATED:
         metrics.auth_failed(reason)
+        # A client locked out of failing authentication gets the lockout, not the answer.
+        st = limits.auth_refusal() or st
     elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
         metrics.limit_hit(meta.get("limit", reason))
     structlog.contextvars.bind_contextvars(reason=reason)
     await status.abort(context, st)
+
+
+async def _written_within(write: asyncio.Future[Any], seconds: float) -> bool:
+    """Whether ``write`` completed within ``seconds`` (0: wait as long as it takes)."""
+    try:
+        done, _ = await asyncio.wait({write}, timeout=seconds or None)
+    except asyncio.CancelledError:
+        write.cancel()
+        raise
+    if write in done:
+        write.result()
+        return True
+    return False
 
 
 def parse(message_type: Any, data: bytes) -> Any:
@@ -147,7 +165,17 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             if not manager.allow_seed:
                 raise SeedNotAllowed("this service does not accept chosen seeds")
             seed = request.seed
-        game, tokens = await manager.create(players, options, seed)
+        owner = None
+        if manager.creators is not None:
+            owner = manager.creators.owner(context.invocation_metadata(), context.peer())
+        game, tokens = await manager.create(
+            players,
+            options,
+            seed,
+            owner=owner and owner.owner,
+            owner_limit=owner.limit if owner else 0,
+            quota=owner.quota if owner else "",
+        )
         structlog.contextvars.bind_contextvars(game_id=game.record.game_id)
         async with manager.locked(game.record.game_id) as live:
             snap = manager.snapshot(live, None)
@@ -161,14 +189,23 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         game_id = _game_id(request)
         snap, seat = await manager.read(game_id, _token(context))
         _bind_seat(seat)
-        return pb2.GetGameResponse(game=wire.header(snap), view=view(snap))
+        response = pb2.GetGameResponse(game=wire.header(snap), view=view(snap))
+        if request.board_text:
+            # Drawn from the response's own view and header, so it shows what they show
+            # and nothing more. A renderer fault is ours: it ends the call INTERNAL and
+            # logged, like any other (tests/service/test_move_labels.py draws every
+            # seat's view of random games of each to keep that from happening).
+            response.board_text = render.plain_board(info.name, response.view, response.game)
+        return response
 
     async def list_moves(request: Any, context: grpc.aio.ServicerContext) -> Any:
         game_id = _game_id(request)
         snap, moves, seat = await manager.legal_moves(game_id, _token(context))
         _bind_seat(seat)
         return pb2.ListMovesResponse(
-            game=wire.header(snap), moves=[codec.move_to_proto(m) for m in moves]
+            game=wire.header(snap),
+            moves=[codec.move_to_proto(m) for m in moves],
+            labels=[str(m) for m in moves],  # the text form the move log stores
         )
 
     async def submit_move(request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -190,24 +227,48 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         _bind_seat(snap.viewer)
         return pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn), view=view(snap))
 
-    async def watch_game(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+    async def watch_game(request: Any, context: grpc.aio.ServicerContext) -> None:
+        # Written with context.write, each write awaited: gRPC completes a write only once
+        # HTTP/2 flow control lets it through, so a watcher that stops reading (a window
+        # of 0) holds up its own stream only. Once one write has waited
+        # manager.watch_stall_seconds, the stream stops following the game (what was
+        # pending for it is freed), and it ends with WATCHER_TOO_SLOW as soon as that one
+        # message is through: gRPC sends no status while a write is pending.
         try:
             request = parse(pb2.WatchGameRequest, request)
             game_id = _game_id(request)
             resume = request.from_version if request.HasField("from_version") else None
-            stream = await manager.watch(game_id, _token(context), resume)
-            async for item in stream:
-                response = pb2.WatchGameResponse()
-                if item.turn is not None:
-                    response.turn.CopyFrom(wire.turn(item.turn))
-                if item.snapshot is not None:
-                    response.game.CopyFrom(wire.header(item.snapshot))
-                    response.view.CopyFrom(view(item.snapshot))
-                elif item.turn is not None:
-                    response.game.game_id = game_id
-                    response.game.game_type = info.name
-                    response.game.version = item.turn.version
-                yield response
+            following = await manager.watch(game_id, _token(context), resume)
+            stream = metrics.watching(following)
+            async with contextlib.aclosing(following), contextlib.aclosing(stream):
+                async for item in stream:
+                    response = pb2.WatchGameResponse()
+                    if item.turn is not None:
+                        response.turn.CopyFrom(wire.turn(item.turn))
+                    if item.snapshot is not None:
+                        response.game.CopyFrom(wire.header(item.snapshot))
+                        response.view.CopyFrom(view(item.snapshot))
+                    elif item.turn is not None:
+                        response.game.game_id = game_id
+                        response.game.game_type = info.name
+                        response.game.version = item.turn.version
+                    write = asyncio.ensure_future(context.write(response))
+                    if await _written_within(write, manager.watch_stall_seconds):
+                        continue
+                    # Stop following the game: what was pending for this watcher is freed.
+                    await stream.aclose()
+                    await following.aclose()
+                    try:
+                        await write
+                    except Exception:
+                        return  # the call ended (the connection closed) before it read again
+                    stalled = manager.watch_stall_seconds
+                    raise WatcherTooSlow(
+                        f"this watcher did not read for over {stalled:g} s; resume from "
+                        f"version {response.game.version}",
+                        version=response.game.version,
+                        limit="watch_stall",
+                    )
         except status.KNOWN as exc:
             await _abort(context, exc, metrics)
         except Exception:
@@ -243,7 +304,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "ListMoves": unary(list_moves, "ListMoves"),
             "SubmitMove": unary(submit_move, "SubmitMove"),
             "GetHistory": unary(get_history, "GetHistory"),
-            "WatchGame": grpc.unary_stream_rpc_method_handler(
+            "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
             ),
         },

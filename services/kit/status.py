@@ -34,6 +34,7 @@ _CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (errors.RateLimited, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (errors.WatcherTooSlow, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (errors.Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (errors.GameCorrupt, grpc.StatusCode.DATA_LOSS),
     (auth.MissingToken, grpc.StatusCode.UNAUTHENTICATED),
     (auth.BadToken, grpc.StatusCode.UNAUTHENTICATED),
 ]

@@ -35,8 +35,12 @@ async def test_a_game_stored_before_the_fixes_replays_from_the_store_as_it_was_p
     await store.create(GameRecord("old", "glow", 3, ROW_BEFORE, seed, ("x", "y", "z"), 0.0))
     for version, (seat, move) in enumerate(played.moves, start=1):
         await store.append("old", MoveRecord(version, seat, str(move)))
-    game = await GameManager(engine, store).get("old")
+    manager = GameManager(engine, store)
+    game = await manager.get("old")
     assert game.state.options == old
+    # The header names the rules the game is played under, not just the stored keys.
+    snapshot, _ = await manager.read("old", None)
+    assert snapshot.options == old.to_dict() and snapshot.options["evening"] == "roll"
     assert game.state == played.state and engine.outcome(game.state) == played.outcome
     # Control: the same log under today's rules is another game (it stops or differs).
     try:

@@ -10,9 +10,10 @@ from typing import Any, ClassVar
 
 import pytest
 
+from services import registry
 from services.kit import auth, config
 from services.kit.engine import BadOptions, Options, Rng
-from services.kit.limits import FailureWindow, RateLimiter, StreamCounter, client_of
+from services.kit.limits import FailureWindow, RateLimiter, StreamCounter, client_of, game_of
 
 
 def test_tokens_are_256_random_bits_and_only_their_hash_is_kept():
@@ -160,3 +161,15 @@ def test_failure_window_blocks_after_the_limit_until_the_window_passes():
     now[0] = 10.5
     assert window.blocked_for("c") == 0.0  # the first failure left the window
     assert FailureWindow(limit=0, window=10).blocked_for("c") == 0.0
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_the_game_id_is_read_from_every_game_request_without_decoding_it(name):
+    pb2 = registry.by_name(name).pb2()
+    for method in ("GetGame", "ListMoves", "SubmitMove", "WatchGame", "GetHistory"):
+        request = getattr(pb2, f"{method}Request")(game_id="Ab_9-x" * 3)
+        assert game_of(request.SerializeToString()) == "Ab_9-x" * 3, method
+    assert game_of(pb2.CreateGameRequest(players=2).SerializeToString()) is None
+    assert game_of(pb2.GetGameRequest().SerializeToString()) is None
+    assert game_of(b"\x0a\x7f") is None  # a length beyond the bytes
+    assert game_of("not bytes") is None

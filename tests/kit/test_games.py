@@ -76,9 +76,26 @@ async def test_a_slow_watcher_is_cut_off_with_the_version_to_resume_from():
             seen.append(item.turn.version)
     assert seen == [1, 2, 3]
     assert slow.value.metadata["version"] == "3"
+    assert slow.value.metadata["limit"] == "watch_queue_limit"
     # It resumes from there without a gap.
     again = await manager.watch(gid, None, 3)
     assert [(await again.__anext__()).turn.version for _ in range(2)] == [4, 5]
+
+
+async def test_a_watcher_behind_holds_one_view_however_many_turns_it_missed():
+    manager = GameManager(engine, open_store("memory://"))
+    game, tokens = await manager.create(2, engine.Options(), seed=3)
+    gid = game.record.game_id
+    stream = await manager.watch(gid, None, None)
+    await stream.__anext__()  # the view now
+    await play(manager, gid, tokens, 5, random.Random(2))
+    (watcher,) = manager._live[gid].watchers
+    assert [snap is not None for _, snap in watcher.pending] == [False] * 4 + [True]
+    items = [await stream.__anext__() for _ in range(5)]
+    assert [i.turn.version for i in items] == [1, 2, 3, 4, 5]
+    assert [i.snapshot.version for i in items if i.snapshot] == [5]  # the latest only
+    await stream.aclose()
+    assert manager._live[gid].watchers == []
 
 
 async def test_concurrent_submits_on_one_game_are_applied_one_at_a_time():

@@ -14,6 +14,7 @@ from services.kit.store import (
     GameExists,
     GameRecord,
     MoveRecord,
+    QuotaExceeded,
     VersionConflict,
     open_store,
 )
@@ -195,3 +196,56 @@ def test_unknown_scheme_is_refused():
 
     with pytest.raises(StoreError):
         open_store("redis://localhost")
+
+
+async def test_an_owner_quota_counts_games_in_progress_of_that_owner_and_type(store):
+    owner = f"addr:{uuid.uuid4().hex}"
+    first = game(owner=owner)
+    await store.create(first, owner_limit=2)
+    await store.create(game(owner=owner), owner_limit=2)
+    with pytest.raises(QuotaExceeded) as caught:
+        await store.create(game(owner=owner), owner_limit=2)
+    assert caught.value.limit == 2 and caught.value.owner == owner
+    await store.create(game(owner=f"addr:{uuid.uuid4().hex}"), owner_limit=2)  # others
+    await store.create(game(owner=owner, game_type="glow"), owner_limit=2)  # other games
+    await store.create(game(owner=owner))  # no limit asked: not counted against
+    await store.append(first.game_id, move(1, finished=True))  # a finished game frees one
+    await store.create(game(owner=owner), owner_limit=3)
+    assert (await store.load(first.game_id)).owner == owner
+
+
+async def test_concurrent_creates_of_one_owner_never_pass_the_quota(store):
+    owner = f"key:{uuid.uuid4().hex[:8]}"
+    results = await asyncio.gather(
+        *(store.create(game(owner=owner), owner_limit=3) for _ in range(10)),
+        return_exceptions=True,
+    )
+    assert sum(r is None for r in results) == 3
+    assert all(isinstance(r, QuotaExceeded) for r in results if r is not None)
+
+
+async def test_a_quarantined_game_is_listed_and_its_rows_exported_as_stored(store):
+    record = game()
+    await store.create(record)
+    await store.append(record.game_id, move(1))
+    assert (await store.load(record.game_id)).quarantined is None
+    await store.quarantine(record.game_id, "move 1 cannot be replayed (MalformedMove)", 5.0)
+    await store.quarantine(record.game_id, "a second reason is not recorded", 6.0)
+    assert (await store.load(record.game_id)).quarantined == (
+        "move 1 cannot be replayed (MalformedMove)"
+    )
+    listed = [q for q in await store.quarantined() if q.game_id == record.game_id]
+    assert [(q.game_type, q.reason, q.at) for q in listed] == [
+        ("channeling", "move 1 cannot be replayed (MalformedMove)", 5.0)
+    ]
+    assert await store.release(record.game_id) is True
+    assert await store.release(record.game_id) is False
+    assert (await store.load(record.game_id)).quarantined is None
+    assert all(q.game_id != record.game_id for q in await store.quarantined())
+    await store.quarantine(record.game_id, "move 1 cannot be replayed (MalformedMove)", 5.0)
+    raw = await store.raw(record.game_id)
+    assert raw["game"]["game_id"] == record.game_id
+    assert [m["move"] for m in raw["moves"]] == ["glyph 1"]
+    assert await store.raw("no-such-game") is None
+    await store.quarantine("no-such-game", "x", 1.0)  # nothing to mark: no row appears
+    assert all(q.game_id != "no-such-game" for q in await store.quarantined())

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from .base import (
+    CorruptRow,
     DuplicateRequest,
     GameExists,
     GameRecord,
     MoveRecord,
+    Quarantined,
+    QuotaExceeded,
     SharedStore,
     Store,
+    StoreCorrupt,
     StoreError,
     VersionConflict,
 )
@@ -34,14 +38,28 @@ def open_store(url: str) -> Store:
     )
 
 
+def open_store_or_exit(url: str) -> Store:
+    """``open_store``, or SystemExit with one line saying why (a process that must not
+    serve, e.g. on a corrupt file, says so without a traceback)."""
+    try:
+        return open_store(url)
+    except StoreError as exc:
+        raise SystemExit(f"not serving: {exc}") from None
+
+
 __all__ = [
+    "CorruptRow",
     "DuplicateRequest",
     "GameExists",
     "GameRecord",
     "MoveRecord",
+    "Quarantined",
+    "QuotaExceeded",
     "SharedStore",
     "Store",
+    "StoreCorrupt",
     "StoreError",
     "VersionConflict",
     "open_store",
+    "open_store_or_exit",
 ]

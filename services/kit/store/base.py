@@ -25,6 +25,10 @@ class GameRecord:
     version: int = 0
     updated_at: float = 0.0
     finished_at: float | None = None
+    # Whose quota the game counts against while in progress ("key:NAME" or "addr:ADDRESS").
+    owner: str | None = None
+    # Why the game is quarantined (its log cannot be replayed); None for a sound game.
+    quarantined: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,37 @@ class MoveRecord:
 
 class StoreError(Exception):
     """The store could not do what was asked (unreachable, full, corrupt)."""
+
+
+class StoreCorrupt(StoreError):
+    """The store's file or database fails its integrity check: it must not be served."""
+
+
+class CorruptRow(StoreError):
+    """A stored row of ``game_id`` no longer decodes (its columns are not what was written)."""
+
+    def __init__(self, game_id: str, version: int | None, problem: str) -> None:
+        where = f"move {version}" if version is not None else "the game row"
+        super().__init__(f"game {game_id}: {where} does not decode ({problem})")
+        self.game_id = game_id
+        self.version = version
+
+
+class QuotaExceeded(Exception):
+    """The owner already has ``limit`` games in progress of this type."""
+
+    def __init__(self, owner: str, limit: int) -> None:
+        super().__init__(f"{owner} has {limit} games in progress")
+        self.owner = owner
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    game_id: str
+    game_type: str
+    reason: str
+    at: float
 
 
 class VersionConflict(Exception):
@@ -67,8 +102,13 @@ class Store(Protocol):
 
     url: str
 
-    async def create(self, game: GameRecord) -> None:
-        """Write a new game at version 0; raise GameExists if the id is taken."""
+    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
+        """Write a new game at version 0; raise GameExists if the id is taken.
+
+        With ``owner_limit`` (and ``game.owner``), raise QuotaExceeded instead when that
+        owner already has as many unfinished games of this type; the count and the write
+        are one step, so concurrent creates cannot pass the limit together.
+        """
 
     async def load(self, game_id: str) -> GameRecord | None:
         """The game row (with its current version), or None."""
@@ -92,6 +132,19 @@ class Store(Protocol):
 
     async def count_active(self, game_type: str) -> int:
         """How many games of ``game_type`` have not finished."""
+
+    async def quarantine(self, game_id: str, reason: str, at: float) -> None:
+        """Mark the game read-only for an operator: its log cannot be replayed."""
+
+    async def quarantined(self) -> list[Quarantined]:
+        """Every quarantined game, oldest first."""
+
+    async def release(self, game_id: str) -> bool:
+        """Lift the quarantine (the log was repaired or restored, or the rules fixed);
+        the next load replays the game again. False if it was not quarantined."""
+
+    async def raw(self, game_id: str) -> dict[str, Any] | None:
+        """The game's row and move rows exactly as stored, undecoded (for an operator)."""
 
     async def close(self) -> None:
         """Finish pending writes and release connections."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -34,10 +35,13 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from .base import (
+    CorruptRow,
     DuplicateRequest,
     GameExists,
     GameRecord,
     MoveRecord,
+    Quarantined,
+    QuotaExceeded,
     StoreError,
     VersionConflict,
 )
@@ -74,30 +78,72 @@ CREATE UNIQUE INDEX IF NOT EXISTS tabletop_moves_request
 CREATE INDEX IF NOT EXISTS tabletop_games_finished
     ON tabletop_games (finished_at) WHERE finished_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tabletop_games_updated ON tabletop_games (updated_at);
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS owner TEXT;
+CREATE INDEX IF NOT EXISTS tabletop_games_owner ON tabletop_games (game_type, owner)
+    WHERE finished_at IS NULL AND owner IS NOT NULL;
+CREATE TABLE IF NOT EXISTS tabletop_quarantine (
+    game_id TEXT PRIMARY KEY REFERENCES tabletop_games (game_id) ON DELETE CASCADE,
+    reason  TEXT NOT NULL,
+    at      DOUBLE PRECISION NOT NULL
+);
 """
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, token_hashes, version,"
-    " created_at, updated_at, finished_at"
+    " created_at, updated_at, finished_at, owner"
 )
+
+# What SCHEMA makes, read from it: a store that finds all of it runs no DDL. Even with IF
+# NOT EXISTS, CREATE INDEX locks its table (SHARE) and ALTER TABLE locks it exclusively
+# before looking, so a replica starting under load deadlocked with the others' appends
+# (UPDATE games, then INSERT moves): the start or an append failed.
+_RELATIONS = re.findall(r"(?:TABLE|INDEX) IF NOT EXISTS (\w+)", SCHEMA)
+_COLUMNS = re.findall(r"ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+)", SCHEMA)
 
 _log = structlog.get_logger("store")
 
 
 def _game(row: tuple[Any, ...]) -> GameRecord:
-    gid, gtype, players, options, seed, hashes, version, created, updated, finished = row
-    return GameRecord(
-        game_id=gid,
-        game_type=gtype,
-        players=players,
-        options=options,
-        seed=int(seed),
-        token_hashes=tuple(hashes),
-        created_at=created,
-        version=version,
-        updated_at=updated,
-        finished_at=finished,
+    gid, gtype, players, options, seed, hashes, version, created, updated, finished = row[:10]
+    owner, quarantined = row[10:]
+    try:
+        return GameRecord(
+            game_id=gid,
+            game_type=gtype,
+            players=players,
+            options=options,
+            seed=int(seed),
+            token_hashes=tuple(hashes),
+            created_at=created,
+            version=version,
+            updated_at=updated,
+            finished_at=finished,
+            owner=owner,
+            quarantined=quarantined,
+        )
+    except (TypeError, ValueError) as exc:
+        raise CorruptRow(gid, None, type(exc).__name__) from None
+
+
+def _move(game_id: str, row: tuple[Any, ...]) -> MoveRecord:
+    version, seat, text, events, rid, at = row
+    if not isinstance(events, list):
+        raise CorruptRow(game_id, version, "events are not a list")
+    return MoveRecord(version, seat, text, events, rid, at)
+
+
+async def _schema_complete(conn: psycopg.AsyncConnection) -> bool:
+    """Every table, index and column SCHEMA creates is there (catalog reads: no locks)."""
+    cur = await conn.execute(
+        "SELECT (SELECT count(*) FROM unnest(%s::text[]) AS r(name)"
+        "        WHERE to_regclass(r.name) IS NULL)"
+        " + (SELECT count(*) FROM unnest(%s::text[], %s::text[]) AS c(tab, col)"
+        "    WHERE NOT EXISTS (SELECT 1 FROM pg_attribute"
+        "        WHERE attrelid = to_regclass(c.tab) AND attname = c.col AND NOT attisdropped))",
+        (_RELATIONS, [t for t, _ in _COLUMNS], [c for _, c in _COLUMNS]),
     )
+    row = await cur.fetchone()
+    return row is not None and row[0] == 0
 
 
 def split_url(url: str) -> tuple[str, int, int]:
@@ -149,9 +195,11 @@ class PostgresStore:
                 raise StoreError("the store is closed")
             try:
                 await self._pool.open(wait=False)
-                async with self._pool.connection() as conn, conn.transaction():
-                    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                    await conn.execute(SCHEMA)
+                async with self._pool.connection() as conn:
+                    if not await _schema_complete(conn):
+                        async with conn.transaction():
+                            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                            await conn.execute(SCHEMA)
             except (psycopg.Error, PoolTimeout) as exc:
                 raise StoreError(f"postgresql: {exc}") from exc
             self._ready = True
@@ -164,19 +212,32 @@ class PostgresStore:
         try:
             async with self._pool.connection() as conn:
                 yield conn
-        except (VersionConflict, DuplicateRequest, GameExists, KeyError):
+        except (VersionConflict, DuplicateRequest, GameExists, QuotaExceeded, KeyError):
             raise
         except (psycopg.Error, PoolTimeout) as exc:
             raise StoreError(f"postgresql: {exc}") from exc
 
     # --- writes ----------------------------------------------------------------------
 
-    async def create(self, game: GameRecord) -> None:
-        async with self._connection() as conn:
+    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
+        async with self._connection() as conn, conn.transaction():
+            if owner_limit and game.owner is not None:
+                # One owner's creates take turns (on every replica), so the count holds.
+                await conn.execute(
+                    "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"owner {game.owner}",)
+                )
+                cur = await conn.execute(
+                    "SELECT count(*) FROM tabletop_games WHERE game_type = %s AND owner = %s"
+                    " AND finished_at IS NULL",
+                    (game.game_type, game.owner),
+                )
+                row = await cur.fetchone()
+                if row is not None and row[0] >= owner_limit:
+                    raise QuotaExceeded(game.owner, owner_limit)
             try:
                 await conn.execute(
                     f"INSERT INTO tabletop_games ({_GAME_COLUMNS})"
-                    " VALUES (%s, %s, %s, %s, %s, %s, 0, %s, %s, NULL)",
+                    " VALUES (%s, %s, %s, %s, %s, %s, 0, %s, %s, NULL, %s)",
                     (
                         game.game_id,
                         game.game_type,
@@ -186,6 +247,7 @@ class PostgresStore:
                         Jsonb(list(game.token_hashes)),
                         game.created_at,
                         game.created_at,
+                        game.owner,
                     ),
                 )
             except errors.UniqueViolation as exc:
@@ -284,7 +346,9 @@ class PostgresStore:
     async def load(self, game_id: str) -> GameRecord | None:
         async with self._connection() as conn:
             cur = await conn.execute(
-                f"SELECT {_GAME_COLUMNS} FROM tabletop_games WHERE game_id = %s", (game_id,)
+                f"SELECT {_GAME_COLUMNS}, (SELECT reason FROM tabletop_quarantine q"
+                " WHERE q.game_id = g.game_id) FROM tabletop_games g WHERE game_id = %s",
+                (game_id,),
             )
             row = await cur.fetchone()
             return None if row is None else _game(row)
@@ -298,10 +362,51 @@ class PostgresStore:
                 " WHERE game_id = %s AND version > %s ORDER BY version LIMIT %s",
                 (game_id, after, limit),
             )
-            return [
-                MoveRecord(v, seat, text, events, rid, at)
-                for v, seat, text, events, rid, at in await cur.fetchall()
-            ]
+            return [_move(game_id, row) for row in await cur.fetchall()]
+
+    async def quarantine(self, game_id: str, reason: str, at: float) -> None:
+        async with self._connection() as conn:
+            await conn.execute(
+                "INSERT INTO tabletop_quarantine (game_id, reason, at)"
+                " SELECT game_id, %s, %s FROM tabletop_games WHERE game_id = %s"
+                " ON CONFLICT (game_id) DO NOTHING",
+                (reason, at, game_id),
+            )
+
+    async def quarantined(self) -> list[Quarantined]:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT q.game_id, g.game_type, q.reason, q.at FROM tabletop_quarantine q"
+                " JOIN tabletop_games g USING (game_id) ORDER BY q.at, q.game_id"
+            )
+            return [Quarantined(*row) for row in await cur.fetchall()]
+
+    async def release(self, game_id: str) -> bool:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "DELETE FROM tabletop_quarantine WHERE game_id = %s", (game_id,)
+            )
+            return cur.rowcount == 1
+
+    async def raw(self, game_id: str) -> dict[str, Any] | None:
+        async with self._connection() as conn:
+
+            async def rows(query: str) -> list[dict[str, Any]]:
+                cur = await conn.execute(query, (game_id,))
+                names = [d.name for d in cur.description or ()]
+                return [dict(zip(names, r, strict=True)) for r in await cur.fetchall()]
+
+            game = await rows("SELECT * FROM tabletop_games WHERE game_id = %s")
+            if not game:
+                return None
+            quarantine = await rows("SELECT * FROM tabletop_quarantine WHERE game_id = %s")
+            return {
+                "game": game[0],
+                "quarantine": quarantine[0] if quarantine else None,
+                "moves": await rows(
+                    "SELECT * FROM tabletop_moves WHERE game_id = %s ORDER BY version"
+                ),
+            }
 
     # --- following the other replicas ------------------------------------------------
 

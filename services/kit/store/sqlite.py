@@ -7,8 +7,14 @@ COMMIT returns. With ``synchronous=FULL`` (the default) a commit is on disk befo
 move in it is acknowledged; grouping spreads that fsync over every concurrent move.
 Reads use their own connections on a small thread pool and never wait for the writer.
 
+On open the file is checked with ``PRAGMA quick_check`` (every page and index entry is
+read once, about a second per few hundred MB): a file that fails it, or that is not a
+database at all, raises StoreCorrupt naming the file and the first problem, and is not
+served. A move row whose columns no longer decode raises CorruptRow.
+
 URL options: ``?synchronous=normal`` trades the last commits on power loss (not on a
-process crash) for speed.
+process crash) for speed; ``?check=none`` skips the check on open (a very large file
+that was checked otherwise).
 """
 
 from __future__ import annotations
@@ -25,10 +31,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from .base import (
+    CorruptRow,
     DuplicateRequest,
     GameExists,
     GameRecord,
     MoveRecord,
+    Quarantined,
+    QuotaExceeded,
+    StoreCorrupt,
     StoreError,
     VersionConflict,
 )
@@ -56,10 +66,26 @@ CREATE TABLE IF NOT EXISTS moves (
     applied_at REAL NOT NULL,
     PRIMARY KEY (game_id, version)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS quarantine (
+    game_id TEXT PRIMARY KEY REFERENCES games(game_id) ON DELETE CASCADE,
+    reason  TEXT NOT NULL,
+    at      REAL NOT NULL
+);
 CREATE UNIQUE INDEX IF NOT EXISTS moves_request
     ON moves (game_id, request_id) WHERE request_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS games_finished ON games (finished_at) WHERE finished_at IS NOT NULL;
 """
+
+# Columns added after the first release: files written before get them on open.
+MIGRATIONS = (("games", "owner", "ALTER TABLE games ADD COLUMN owner TEXT"),)
+OWNER_INDEX = (
+    "CREATE INDEX IF NOT EXISTS games_owner ON games (game_type, owner)"
+    " WHERE finished_at IS NULL AND owner IS NOT NULL"
+)
+_GAME_COLUMNS = (
+    "g.game_id, g.game_type, g.players, g.options, g.seed, g.token_hashes, g.version,"
+    " g.created_at, g.updated_at, g.finished_at, g.owner, q.reason"
+)
 
 _BATCH = 512
 _STOP = object()
@@ -68,19 +94,57 @@ Op = Callable[[sqlite3.Connection], Any]
 
 
 def _game(row: tuple[Any, ...]) -> GameRecord:
-    gid, gtype, players, options, seed, hashes, version, created, updated, finished = row
-    return GameRecord(
-        game_id=gid,
-        game_type=gtype,
-        players=players,
-        options=json.loads(options),
-        seed=int(seed),
-        token_hashes=tuple(json.loads(hashes)),
-        created_at=created,
-        version=version,
-        updated_at=updated,
-        finished_at=finished,
-    )
+    gid, gtype, players, options, seed, hashes, version, created, updated, finished = row[:10]
+    owner, quarantined = row[10:]
+    try:
+        return GameRecord(
+            game_id=gid,
+            game_type=gtype,
+            players=players,
+            options=json.loads(options),
+            seed=int(seed),
+            token_hashes=tuple(json.loads(hashes)),
+            created_at=created,
+            version=version,
+            updated_at=updated,
+            finished_at=finished,
+            owner=owner,
+            quarantined=quarantined,
+        )
+    except (TypeError, ValueError) as exc:
+        raise CorruptRow(gid, None, type(exc).__name__) from None
+
+
+def _move(game_id: str, row: tuple[Any, ...]) -> MoveRecord:
+    version, seat, move, events, rid, at = row
+    try:
+        decoded = json.loads(events)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRow(game_id, version, f"events: {type(exc).__name__}") from None
+    if not isinstance(move, str) or not isinstance(seat, int) or not isinstance(decoded, list):
+        raise CorruptRow(game_id, version, "a column has the wrong type")
+    return MoveRecord(version, seat, move, decoded, rid, at)
+
+
+def _plain(value: Any) -> Any:
+    """A stored value as JSON can carry it (bytes where text should be: as hex)."""
+    return value.hex() if isinstance(value, bytes) else value
+
+
+def check(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise StoreCorrupt unless ``PRAGMA quick_check`` finds the file sound."""
+    try:
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise StoreCorrupt(
+            f"sqlite file {path} is corrupt ({exc}); restore it from a backup"
+        ) from None
+    if rows != [("ok",)]:
+        first = rows[0][0] if rows else "no answer"
+        raise StoreCorrupt(
+            f"sqlite file {path} fails PRAGMA quick_check ({len(rows)} problems; first: "
+            f"{first}); restore it from a backup"
+        )
 
 
 class SqliteStore:
@@ -95,10 +159,11 @@ class SqliteStore:
         self.synchronous = options.get("synchronous", ["full"])[0].upper()
         if self.synchronous not in ("FULL", "NORMAL", "EXTRA"):
             raise StoreError(f"synchronous must be full, normal or extra: {url}")
+        checked = options.get("check", ["quick"])[0].lower()
+        if checked not in ("quick", "none"):
+            raise StoreError(f"check must be quick or none: {url}")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        setup = self._connect()
-        setup.executescript(SCHEMA)
-        setup.close()
+        self._setup(checked == "quick")
         self._ops: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_loop, name="sqlite-writer", daemon=True)
         self._writer.start()
@@ -106,6 +171,29 @@ class SqliteStore:
         self._reader_conns: list[sqlite3.Connection] = []
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sqlite-reader")
         self._closed = False
+
+    def _setup(self, quick_check: bool) -> None:
+        try:
+            setup = self._connect()
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorrupt(
+                f"sqlite file {self.path} is corrupt ({exc}); restore it from a backup"
+            ) from None
+        try:
+            if quick_check:
+                check(setup, self.path)
+            setup.executescript(SCHEMA)
+            for table, column, statement in MIGRATIONS:
+                columns = {row[1] for row in setup.execute(f"PRAGMA table_info({table})")}
+                if column not in columns:
+                    setup.execute(statement)
+            setup.execute(OWNER_INDEX)
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorrupt(
+                f"sqlite file {self.path} is corrupt ({exc}); restore it from a backup"
+            ) from None
+        finally:
+            setup.close()
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
@@ -161,7 +249,13 @@ class SqliteStore:
                 conn.execute("SAVEPOINT op")
                 try:
                     value = op(conn)
-                except (VersionConflict, DuplicateRequest, GameExists, KeyError) as refused:
+                except (
+                    VersionConflict,
+                    DuplicateRequest,
+                    GameExists,
+                    QuotaExceeded,
+                    KeyError,
+                ) as refused:
                     conn.execute("ROLLBACK TO op")
                     results.append((False, refused))
                 else:
@@ -174,11 +268,22 @@ class SqliteStore:
             return [(False, StoreError(f"sqlite: {exc}"))] * len(ops)
         return results
 
-    async def create(self, game: GameRecord) -> None:
+    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
         def op(conn: sqlite3.Connection) -> None:
+            if owner_limit and game.owner is not None:
+                # One writer thread: the count and the insert below are one step.
+                (held,) = conn.execute(
+                    "SELECT count(*) FROM games WHERE game_type = ? AND owner = ?"
+                    " AND finished_at IS NULL",
+                    (game.game_type, game.owner),
+                ).fetchone()
+                if held >= owner_limit:
+                    raise QuotaExceeded(game.owner, owner_limit)
             try:
                 conn.execute(
-                    "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL)",
+                    "INSERT INTO games (game_id, game_type, players, options, seed,"
+                    " token_hashes, version, created_at, updated_at, finished_at, owner)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, ?)",
                     (
                         game.game_id,
                         game.game_type,
@@ -188,6 +293,7 @@ class SqliteStore:
                         json.dumps(list(game.token_hashes)),
                         game.created_at,
                         game.created_at,
+                        game.owner,
                     ),
                 )
             except sqlite3.IntegrityError as exc:
@@ -263,6 +369,7 @@ class SqliteStore:
             ids = [r[0] for r in rows]
             for gid in ids:
                 conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
+                conn.execute("DELETE FROM quarantine WHERE game_id = ?", (gid,))
                 conn.execute("DELETE FROM games WHERE game_id = ?", (gid,))
             return ids
 
@@ -293,8 +400,8 @@ class SqliteStore:
     async def load(self, game_id: str) -> GameRecord | None:
         def fn(conn: sqlite3.Connection) -> GameRecord | None:
             row = conn.execute(
-                "SELECT game_id, game_type, players, options, seed, token_hashes, version,"
-                " created_at, updated_at, finished_at FROM games WHERE game_id = ?",
+                f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN quarantine q USING (game_id)"
+                " WHERE g.game_id = ?",
                 (game_id,),
             ).fetchone()
             return None if row is None else _game(row)
@@ -310,10 +417,7 @@ class SqliteStore:
                 " WHERE game_id = ? AND version > ? ORDER BY version LIMIT ?",
                 (game_id, after, -1 if limit is None else limit),
             ).fetchall()
-            return [
-                MoveRecord(v, seat, move, json.loads(events), rid, at)
-                for v, seat, move, events, rid, at in rows
-            ]
+            return [_move(game_id, row) for row in rows]
 
         return await self._read(fn)
 
@@ -324,6 +428,53 @@ class SqliteStore:
                 (game_type,),
             ).fetchone()
             return int(row[0])
+
+        return await self._read(fn)
+
+    async def quarantine(self, game_id: str, reason: str, at: float) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO quarantine (game_id, reason, at) SELECT game_id, ?, ? FROM games"
+                " WHERE game_id = ? ON CONFLICT (game_id) DO NOTHING",
+                (reason, at, game_id),
+            )
+
+        await self._write(op)
+
+    async def quarantined(self) -> list[Quarantined]:
+        def fn(conn: sqlite3.Connection) -> list[Quarantined]:
+            rows = conn.execute(
+                "SELECT q.game_id, g.game_type, q.reason, q.at FROM quarantine q"
+                " JOIN games g USING (game_id) ORDER BY q.at, q.game_id"
+            ).fetchall()
+            return [Quarantined(*row) for row in rows]
+
+        return await self._read(fn)
+
+    async def release(self, game_id: str) -> bool:
+        def op(conn: sqlite3.Connection) -> bool:
+            gone = conn.execute("DELETE FROM quarantine WHERE game_id = ?", (game_id,))
+            return gone.rowcount == 1
+
+        return await self._write(op)
+
+    async def raw(self, game_id: str) -> dict[str, Any] | None:
+        def rows(conn: sqlite3.Connection, query: str) -> list[dict[str, Any]]:
+            cur = conn.execute(query, (game_id,))
+            names = [d[0] for d in cur.description]
+            return [{n: _plain(v) for n, v in zip(names, r, strict=True)} for r in cur]
+
+        def fn(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            game = rows(conn, "SELECT * FROM games WHERE game_id = ?")
+            if not game:
+                return None
+            return {
+                "game": game[0],
+                "quarantine": (rows(conn, "SELECT * FROM quarantine WHERE game_id = ?") or [None])[
+                    0
+                ],
+                "moves": rows(conn, "SELECT * FROM moves WHERE game_id = ? ORDER BY version"),
+            }
 
         return await self._read(fn)
 
