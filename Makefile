@@ -34,8 +34,12 @@ $(STAMP): pyproject.toml
 
 $(GEN_STAMP): $(PROTOS) $(STAMP)
 	rm -rf $(GEN) && mkdir -p $(GEN)
+	@# tabletop.binpb: every descriptor with its comments and json names, which server
+	@# reflection serves (grpcurl describe, grpcui and Postman show the documentation).
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m grpc_tools.protoc -I protos \
-		--python_out=$(GEN) --grpc_python_out=$(GEN) --mypy_out=$(GEN) $(PROTOS)
+		--python_out=$(GEN) --grpc_python_out=$(GEN) --mypy_out=$(GEN) \
+		--include_imports --include_source_info --descriptor_set_out=$(GEN)/tabletop.binpb \
+		$(PROTOS)
 	@touch $@
 
 protos: $(GEN_STAMP) ## generate the protobuf code into gen/ (never edited by hand)
@@ -57,9 +61,21 @@ fuzz: $(GEN_STAMP) ## fuzz every RPC of every service, FUZZ_SECONDS long (defaul
 	TABLETOP_FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -n 2 -q tests/reliability/test_fuzz.py \
 		--timeout=$$(( $(FUZZ_SECONDS) + 600 ))
 
-faults: $(GEN_STAMP) ## kill, pause and restart processes under load, FAULT_SECONDS long
+# FAULT_MODE: single (every service on SQLite: test_faults.py), replicas (two, then three
+# replicas of one service on PostgreSQL: test_replicas.py, half of FAULT_SECONDS each, on
+# a private loopback server it restarts) or both.
+FAULT_MODE ?= both
+
+faults: $(GEN_STAMP) ## kill, pause and restart processes under load, FAULT_SECONDS per mode (FAULT_MODE=single|replicas|both)
+ifneq ($(FAULT_MODE),replicas)
 	TABLETOP_FAULT_SECONDS=$(FAULT_SECONDS) $(PY) -m pytest -q tests/reliability/test_faults.py \
 		--timeout=$$(( $(FAULT_SECONDS) + 900 ))
+endif
+ifneq ($(FAULT_MODE),single)
+	pg=$$(bash scripts/postgres.sh start) && eval "$$pg" && \
+		TABLETOP_FAULT_SECONDS=$(FAULT_SECONDS) $(PY) -m pytest -q tests/reliability/test_replicas.py \
+		--timeout=$$(( $(FAULT_SECONDS) + 900 ))
+endif
 
 golden: $(GEN_STAMP) ## rewrite the golden playthroughs (review the diff)
 	TABLETOP_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests -k golden

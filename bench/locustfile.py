@@ -17,9 +17,12 @@ channel per user and an interceptor that fires Locust's request events.
 ``--host`` is ``host:port`` (no scheme): the gateway (50051 with ``make run``) or a game
 service itself. ``--game`` is a game of services/registry.py, a comma list, or ``all``
 (users are spread over them; ``all`` needs the gateway). ``--players`` (default: the
-game's fewest) and ``--think-time`` (seconds between one user's decisions, default 0)
-shape the load. Distributed: ``--master`` here, ``--worker --master-host HOST`` on
-every load machine (or ``--processes -1`` for one worker per core on this one).
+game's fewest) and ``--think-time`` shape the load. Think time is what a person takes
+to decide: each wait between one user's decisions is drawn between half and one and a
+half times it, 2 s on average by default (``--think-time 0``: as fast as it can). A
+refused call is waited out as the refusal says, then sent again (bench/play.py).
+Distributed: ``--master`` here, ``--worker --master-host HOST`` on every load machine
+(or ``--processes -1`` for one worker per core on this one).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ for path in (ROOT / "gen", ROOT):  # workers may start anywhere: find the projec
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from bench.play import GamePlayer, ReportingInterceptor  # noqa: E402
+from bench.play import THINK_TIME, GamePlayer, ReportingInterceptor, think  # noqa: E402
 from services import registry  # noqa: E402
 
 
@@ -62,9 +65,12 @@ def _arguments(parser) -> None:
     parser.add_argument(
         "--think-time",
         type=float,
-        default=0.0,
+        default=THINK_TIME,
         env_var="TABLETOP_LOAD_THINK_TIME",
-        help="seconds a user waits between its decisions (default 0: as fast as it can)",
+        help=(
+            f"mean seconds a user takes per decision, drawn between half and 1.5 times it "
+            f"(default {THINK_TIME:g}, as a person plays; 0: as fast as it can)"
+        ),
     )
 
 
@@ -96,7 +102,7 @@ class GameUser(User):
     host = "127.0.0.1:50051"
 
     def wait_time(self) -> float:
-        return self.environment.parsed_options.think_time
+        return think(self.environment.parsed_options.think_time, random.random())
 
     def on_start(self) -> None:
         options = self.environment.parsed_options

@@ -11,6 +11,13 @@ Locust, so the tests exercise them without it:
 - :class:`ReportingInterceptor` times each call and hands the method, the time, the
   response size and the status to a ``fire`` callable: Locust's
   ``environment.events.request.fire``.
+
+A call refused with RESOURCE_EXHAUSTED (the gateway's per-client rate, say) is not
+abandoned and not retried at once: the player waits what the refusal's ErrorInfo says
+(``metadata["retry_after_ms"]``; :data:`BACKOFF_SECONDS` when it names no time), a
+little more at random so that users refused together do not return together, and sends
+the same call again, at most :data:`MAX_RETRIES` times. The refusal itself is still
+reported as a failure: it is one.
 """
 
 from __future__ import annotations
@@ -23,9 +30,34 @@ from typing import Any
 
 import grpc
 
+from bench.engine import RANDOM_PLAY_OPTIONS
 from services import registry
+from services.kit.status import error_info
 
 FINISHED = 2  # tabletop.common.v1.GAME_STATUS_FINISHED
+BACKOFF_SECONDS = 1.0  # a RESOURCE_EXHAUSTED refusal that names no retry time
+MAX_RETRIES = 10  # refusals of one call before the player gives up on it
+JITTER = 0.5  # up to this share of the wait again, at random
+THINK_TIME = 2.0  # seconds a person takes to decide a move, on average: the default
+
+
+def think(mean: float, draw: float) -> float:
+    """One wait between decisions: uniform between 0.5 and 1.5 times the mean (``draw``
+    in [0, 1)), so users started together do not act in step."""
+    return max(0.0, mean) * (0.5 + draw)
+
+
+def retry_after(error: grpc.RpcError) -> float | None:
+    """Seconds to wait before sending a refused call again; None when the refusal is not
+    one to wait out (only RESOURCE_EXHAUSTED is: a limit that frees up with time)."""
+    code = error.code() if hasattr(error, "code") else None
+    if code != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    info = error_info(error)
+    millis = info.metadata.get("retry_after_ms") if info is not None else None
+    if millis is None or not millis.isdigit():
+        return BACKOFF_SECONDS
+    return int(millis) / 1000
 
 
 class RpcFailure(Exception):
@@ -89,7 +121,8 @@ class Finished:
 
 
 class GamePlayer:
-    """Plays games of one kind, every seat, with random legal moves, one decision a step."""
+    """Plays games of one kind, every seat, with random legal moves, one decision a step.
+    Games are created with the game's RANDOM_PLAY_OPTIONS (Shén: a round limit)."""
 
     def __init__(
         self,
@@ -98,6 +131,7 @@ class GamePlayer:
         rng: random.Random | None = None,
         players: int = 0,
         timeout: float = 30.0,
+        sleep: Callable[[float], Any] | None = None,
     ) -> None:
         entry = registry.by_name(game)
         self.game = game
@@ -105,6 +139,9 @@ class GamePlayer:
         self.players = players or entry.engine().GAME.min_players
         self.rng = rng or random.Random()
         self.timeout = timeout
+        # time.sleep looked up when called: under Locust it is gevent's (patched later).
+        self._sleep = sleep or (lambda seconds: time.sleep(seconds))
+        self.backoffs: list[float] = []  # every wait after a refusal, in seconds
         self._calls = {
             name: channel.unary_unary(
                 f"/{entry.service_name}/{name}",
@@ -122,10 +159,21 @@ class GamePlayer:
     def _call(self, name: str, token: str | None = None, **fields: Any) -> Any:
         request = getattr(self.pb2, f"{name}Request")(**fields)
         metadata = (("authorization", f"Bearer {token}"),) if token else None
-        return self._calls[name](request, metadata=metadata, timeout=self.timeout)
+        for attempt in range(MAX_RETRIES + 1):
+            try:
+                return self._calls[name](request, metadata=metadata, timeout=self.timeout)
+            except grpc.RpcError as error:
+                wait = retry_after(error)
+                if wait is None or attempt == MAX_RETRIES:
+                    raise
+                wait *= 1 + JITTER * self.rng.random()
+                self.backoffs.append(wait)
+                self._sleep(wait)
+        raise AssertionError("unreachable")
 
     def new_game(self) -> None:
-        created = self._call("CreateGame", players=self.players)
+        options = self.pb2.Options(**RANDOM_PLAY_OPTIONS.get(self.game, {}))
+        created = self._call("CreateGame", players=self.players, options=options)
         self.game_id = created.game.game_id
         self.tokens = [t.token for t in sorted(created.seat_tokens, key=lambda t: t.seat)]
         self.header = created.game

@@ -1,8 +1,10 @@
 """A third-party client with nothing but the protos: play The Channeling to its end.
 
-    python -m grpc_tools.protoc -I protos --python_out=out --grpc_python_out=out \
+    pip install grpcio-tools==1.85.1
+    mkdir -p build/python
+    python -m grpc_tools.protoc -I protos --python_out=build/python --grpc_python_out=build/python \
         $(find protos -name '*.proto')
-    PYTHONPATH=out python examples/play_channeling.py 127.0.0.1:50051
+    PYTHONPATH=build/python python examples/play_channeling.py 127.0.0.1:50051
 
 Both seats play random legal moves through the gateway; the outcome is printed.
 """
