@@ -253,7 +253,12 @@ async def test_old_store_rows_load_through_the_manager(tmp_path):
             engine = manager.engine
             try:
                 async with manager.locked(game_id) as live:
-                    assert live.record.options == record["options"]
+                    # The live game holds every option it is played under: the stored
+                    # keys unchanged, and later ones as STORED_BEFORE says.
+                    options = live.record.options
+                    assert {k: options[k] for k in record["options"]} == record["options"]
+                    migrated = engine.GAME.options_type.from_dict(record["options"])
+                    assert options == migrated.to_dict()
                     assert live.version == record["version"]
                     outcome = engine.outcome(live.state)
                     problem = (
