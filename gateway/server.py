@@ -21,7 +21,7 @@ from gateway.metrics import GatewayMetrics
 from gateway.router import Router
 from services import registry
 from services.kit import config, overload, reflection
-from services.kit.drain import Drain
+from services.kit.drain import Drain, leave
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
 from services.kit.metrics import serve_metrics
@@ -241,14 +241,15 @@ async def serve(cfg: config.Config) -> None:
 
     await signalled()
     log.info("draining", grace_seconds=cfg.drain_seconds)
+    gateway.drain.start()
     await gateway.health.enter_graceful_shutdown()
     finished = await gateway.drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=gateway.drain.in_flight, all_finished=finished)
-    await server.stop(1.0)
-    if probes:
-        await probes[0].stop(None)
     await gateway.close()
     log.info("stopped")
+    # Not server.stop (nor the probe port's): it would cancel the calls that reach it
+    # meanwhile, with no reason. The process ends and its connections close with it.
+    leave()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

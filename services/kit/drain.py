@@ -1,17 +1,30 @@
 """Graceful drain: on SIGTERM, refuse new calls cleanly and let calls in flight finish.
 
-grpc's own ``server.stop(grace)`` cancels calls that arrive during the grace period with
-CANCELLED, which clients do not retry. So the server first drains: new calls get
-UNAVAILABLE with a reason (clients retry, elsewhere), health says NOT_SERVING, calls in
-flight run to their end; only then, or when the grace runs out, the server stops.
+Where gRPC itself produces CANCELLED, which clients do not retry (seen with clients
+calling one replica straight while it drained):
+
+- ``server.stop(grace)`` starts the core's shutdown, and from that moment every call that
+  reaches the server is cancelled before any interceptor sees it: calls the core had
+  queued but the application not yet picked up, and calls already on the wire before the
+  client read the GOAWAY. Under load that is every caller with a call outstanding.
+- Calls still running when the grace ends are cancelled too, streams included.
+
+So the server drains before anything stops: from the first moment new calls get
+UNAVAILABLE with ErrorInfo ``draining=true`` (clients retry, elsewhere), health says
+NOT_SERVING, open WatchGame streams end with UNAVAILABLE and the version to resume from,
+and calls in flight run to their end. Then the process leaves without ``server.stop``
+(:func:`leave`): its connections close, and a call that reaches it in that last moment
+fails as at any server that is gone, UNAVAILABLE, never CANCELLED.
 Health and reflection keep answering while draining (the interceptor does not guard them).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 
@@ -26,6 +39,7 @@ class Drain:
         self.in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._started = 0.0
 
     async def admit(self, request: Any, context: grpc.aio.ServicerContext, streaming: bool) -> None:
         if self.draining:
@@ -46,18 +60,34 @@ class Drain:
         if self.in_flight == 0:
             self._idle.set()
 
+    def start(self) -> None:
+        """Refuse every new call from now on; calls already admitted go on."""
+        if not self.draining:
+            self.draining = True
+            self._started = time.monotonic()
+
     async def wait(self, grace: float, linger: float = 1.0) -> bool:
-        """Start draining; True when every call in flight ended within ``grace`` seconds.
+        """Drain (if not started yet); True when every call in flight ended within
+        ``grace`` seconds of the start.
 
         New calls are refused for at least ``linger`` seconds before this returns, so that
         clients already connected hear UNAVAILABLE (and go elsewhere) rather than meet a
         closing connection.
         """
-        self.draining = True
-        started = time.monotonic()
+        self.start()
+        left = max(0.0, self._started + grace - time.monotonic())
         try:
-            await asyncio.wait_for(self._idle.wait(), grace)
+            await asyncio.wait_for(self._idle.wait(), left)
         except TimeoutError:
             return False
-        await asyncio.sleep(max(0.0, min(linger, grace) - (time.monotonic() - started)))
+        await asyncio.sleep(max(0.0, min(linger, grace) - (time.monotonic() - self._started)))
         return True
+
+
+def leave(code: int = 0) -> NoReturn:
+    """End the process once drained, without gRPC's ``server.stop`` (which would cancel
+    whatever reaches the server meanwhile): the kernel closes its connections, and clients
+    see UNAVAILABLE, as from any server that is gone, and reconnect elsewhere."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -572,6 +572,8 @@ class GameManager:
 
     # --- watching ---------------------------------------------------------------------
 
+    _closing: str | None = None  # why every stream was ended (set once, by a drain)
+
     def _notify(self, game: LiveGame, record: MoveRecord) -> None:
         """Queue the new turn, and the view at this version, for every watcher.
 
@@ -615,6 +617,9 @@ class GameManager:
         """The view now (``from_version`` None), or the turns after ``from_version``; then
         every new turn."""
         async with self.locked(game_id) as game:
+            if self._closing is not None:
+                # Admitted before the drain began, here after close_watchers ran.
+                raise self._closed_error(from_version)
             seat = auth.seat_of(seat_token, game.record.token_hashes)
             if from_version is not None and from_version > game.version:
                 await self._follow(game)  # seen on another replica: read the log first
@@ -625,7 +630,9 @@ class GameManager:
             if from_version is not None and from_version < game.version:
                 missed = [m for m in game.recent if m.version > from_version]
                 if not missed or missed[0].version != from_version + 1:
-                    missed = await self._moves(game_id, from_version, None)
+                    # No further than the live version: a shared log may already hold
+                    # moves of another replica, which _follow queues when it hears of them.
+                    missed = await self._moves(game_id, from_version, game.version - from_version)
                 backlog = [WatchItem(self.turn_for(m, seat), None) for m in missed]
                 backlog[-1] = WatchItem(backlog[-1].turn, snap)
             else:
@@ -654,12 +661,22 @@ class GameManager:
             if watcher in game.watchers:
                 game.watchers.remove(watcher)
 
-    def close_watchers(self, error: BaseException) -> None:
-        """End every stream (the service is draining); clients resume elsewhere."""
+    def close_watchers(self, message: str) -> None:
+        """End every stream, and refuse those still on their way in (the service is
+        draining): UNAVAILABLE with the version to resume from, once what is pending is
+        sent. Clients resume elsewhere."""
+        self._closing = message
         for game in self._live.values():
             for watcher in game.watchers:
-                self._close_watcher(watcher, error)
+                self._close_watcher(watcher, self._closed_error(game.version))
             game.watchers.clear()
+
+    def _closed_error(self, version: int | None) -> Unavailable:
+        if version is None:
+            return Unavailable(f"{self._closing}; watch again", draining="true")
+        return Unavailable(
+            f"{self._closing}; resume from version {version}", draining="true", version=version
+        )
 
     @property
     def live_count(self) -> int:

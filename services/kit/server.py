@@ -20,8 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from services import registry
 from services.kit import config, creators, logs, overload, reflection
-from services.kit.drain import Drain
-from services.kit.errors import Unavailable
+from services.kit.drain import Drain, leave
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
@@ -279,20 +278,20 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
 
     await signalled()
     log.info("draining", grace_seconds=cfg.drain_seconds)
+    # In this order: refuse new calls, tell probes, end the streams (see services.kit.drain).
+    drain.start()
     await set_serving(health_servicer, [spec.name], False)
-    manager.close_watchers(
-        Unavailable("the service is shutting down; resume from the last version seen")
-    )
+    manager.close_watchers("the service is shutting down")
     finished = await drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=drain.in_flight, all_finished=finished)
-    await server.stop(1.0)
-    if probes:
-        await probes[0].stop(None)
     for task in (listener, sweeper):
         if task is not None:
             task.cancel()
     await store.close()
     log.info("stopped")
+    # Not server.stop (nor the probe port's): it would cancel the calls that reach it
+    # meanwhile. The process ends and its connections close with it.
+    leave()
 
 
 async def sweep(manager: GameManager, retention: float, interval: float) -> None:

@@ -427,10 +427,9 @@ class Nemesis(Faults):
     async def random_until(self, stop: float, rng: random.Random) -> None:
         while time.monotonic() < stop:
             name = rng.choice(self.fleet.replicas)
-            # No SIGTERM: these clients call a replica straight, and one stopping cancels
-            # the calls that reach it in server.stop's last second (CANCELLED, gRPC's
-            # own); test_faults drains services behind the gateway, which skips them.
-            fault = rng.choice(["kill", "pause", "postgres", "postgres-crash", "both"])
+            # SIGTERM drains a replica that clients call straight: every call is answered
+            # UNAVAILABLE (never CANCELLED) and watch streams end with a resume version.
+            fault = rng.choice(["kill", "term", "pause", "postgres", "postgres-crash", "both"])
             if fault == "pause":
                 await self.pause(name)
             elif fault == "postgres":
@@ -440,7 +439,7 @@ class Nemesis(Faults):
             elif fault == "both":
                 await self.pause_during_postgres_restart(name)
             else:
-                await self.restart(name, signal.SIGKILL)
+                await self.restart(name, signal.SIGKILL if fault == "kill" else signal.SIGTERM)
 
 
 # --- the checker --------------------------------------------------------------------------
