@@ -131,7 +131,26 @@ def free_port() -> int:
 
 
 def start_process(module: str, env: dict[str, str], log: Path, timeout: float = 30) -> Process:
-    """Run ``python -m module`` and wait until it logs that it serves; read its ports."""
+    """Run ``python -m module`` and wait until it logs that it serves; read its ports.
+
+    The metrics port is picked free beforehand (the process cannot report one it chose
+    itself before it serves), so another process may take it in between: a start that
+    fails on "Address already in use" is tried again with another port.
+    """
+    for attempt in range(3):
+        try:
+            return _start_process(module, env, log, timeout)
+        except PortTaken:
+            if attempt == 2 or "TABLETOP_METRICS_PORT" in env:
+                raise
+    raise AssertionError("unreachable")
+
+
+class PortTaken(RuntimeError):
+    """The process could not bind a port that was free a moment before."""
+
+
+def _start_process(module: str, env: dict[str, str], log: Path, timeout: float) -> Process:
     full_env = {
         **os.environ,
         "TABLETOP_HOST": "127.0.0.1",
@@ -156,7 +175,8 @@ def start_process(module: str, env: dict[str, str], log: Path, timeout: float = 
             if record.get("event") == "serving":
                 return Process(popen, record["port"], record.get("metrics_port"), log)
         if popen.poll() is not None:
-            raise RuntimeError(f"{module} exited {popen.returncode}:\n{text}")
+            error = PortTaken if "Address already in use" in text else RuntimeError
+            raise error(f"{module} exited {popen.returncode}:\n{text}")
         time.sleep(0.05)
     popen.kill()
     raise RuntimeError(f"{module} did not start in {timeout}s:\n{log.read_text()}")

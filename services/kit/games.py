@@ -122,6 +122,11 @@ class LiveGame:
     views_version: int = -1
 
 
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 class NullMetrics:
     """What the manager reports; the service passes its Prometheus-backed twin."""
 
@@ -257,6 +262,9 @@ class GameManager:
         pending = self._loading.get(game_id)
         if pending is None:
             pending = asyncio.ensure_future(self._load_shared(game_id))
+            # Its error reaches every caller still waiting; when they all gave up, nobody
+            # is left to tell (asyncio would log it as "never retrieved").
+            pending.add_done_callback(_retrieved)
             self._loading[game_id] = pending
         return await asyncio.shield(pending)
 

@@ -11,6 +11,7 @@ would have waited forever).
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 
 import grpc
@@ -18,6 +19,8 @@ import pytest
 
 from client.api import GameClient
 from services import registry
+from services.kit.games import GameManager
+from services.kit.store import StoreError, open_store
 from tests.support import service_in_process
 
 GAMES = registry.names()
@@ -61,3 +64,32 @@ async def test_a_caller_that_gives_up_during_a_load_does_not_strand_the_others(n
     assert not failed, [f"{e.code()} {e.details()}" for e in failed]  # type: ignore[attr-defined]
     assert all(a.game.game_id == game.game_id for a in answers)
     assert waited < 5 * LOAD_SECONDS + 5, f"the others waited {waited:.1f}s"
+
+
+async def test_a_load_that_fails_after_every_caller_gave_up_is_not_logged_as_unretrieved():
+    """The store fails (PostgreSQL restarting, say) after the only caller's deadline: the
+    caller had its DEADLINE_EXCEEDED; the failed load must not surface later as asyncio's
+    "Task exception was never retrieved" traceback, which reads as a crash in the logs."""
+    name = GAMES[0]
+    engine = registry.by_name(name).engine()
+    store = open_store("memory://")
+
+    async def failing_load(game_id: str):
+        await asyncio.sleep(0.05)
+        raise StoreError("the store went away")
+
+    store.load = failing_load  # type: ignore[method-assign]
+    manager = GameManager(engine, store)
+    loop = asyncio.get_running_loop()
+    unretrieved: list[dict] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: unretrieved.append(context))
+    try:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(manager.get("g1"), 0.01)
+        await asyncio.sleep(0.2)  # the load fails with nobody waiting
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(previous)
+    assert not unretrieved, [c.get("message") for c in unretrieved]
