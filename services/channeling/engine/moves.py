@@ -15,6 +15,7 @@ reads it, so an index never wraps around or fails deep inside a rule.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import total_ordering
 
@@ -28,14 +29,14 @@ MAX_PATH_CELLS = 2 * (board.SIZE - 1) + 1
 
 
 @total_ordering
-class _Move:
+class _Move(ABC):
     def _key(self) -> tuple:
         """The step the move belongs to, then its fields: moves sort by this."""
         return ()
 
+    @abstractmethod
     def check_arguments(self) -> None:
         """Raise :class:`MalformedMove` unless every argument names a glyph or a cell."""
-        raise NotImplementedError
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, _Move):
