@@ -107,15 +107,15 @@ class _CountingContext:
         return message
 
 
-async def _counted(requests: Any, call: CallMetrics) -> AsyncIterator[Any]:
-    """A request stream that counts what it hands on."""
-    if hasattr(requests, "__aiter__"):
-        async for message in requests:
-            call.received.inc()
+async def _counted(messages: Any, counter: Any) -> AsyncIterator[Any]:
+    """A message stream (async or plain iterable) that counts what it hands on."""
+    if hasattr(messages, "__aiter__"):
+        async for message in messages:
+            counter.inc()
             yield message
     else:
-        for message in requests:
-            call.received.inc()
+        for message in messages:
+            counter.inc()
             yield message
 
 
@@ -195,7 +195,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 _log.info("rpc", method=full, code=code.name, latency_ms=round(seconds * 1000, 3))
 
         def request_of(request: Any) -> Any:
-            return _counted(request, call) if request_streaming else request
+            return _counted(request, call.received) if request_streaming else request
 
         kind = (
             "stream_stream"
@@ -256,14 +256,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             try:
                 await begin(request, context, tickets)
                 responses = inner(request_of(request), context)
-                if hasattr(responses, "__aiter__"):
-                    async for response in responses:
-                        call.sent.inc()
-                        yield response
-                else:
-                    for response in responses:
-                        call.sent.inc()
-                        yield response
+                async for response in _counted(responses, call.sent):
+                    yield response
             except BaseException as exc:
                 failed = exc
                 raise
