@@ -340,8 +340,8 @@ async def test_the_command_line_lists_and_plays_moves_by_their_labels(capsys) ->
             seat = (await client.get(game.game_id)).game.to_act[0]
             token = game.tokens[seat]
             listed = await client.moves(game.game_id, token)
-            printed = await run("moves", "channeling", game.game_id, "--token", token)
+            printed = await run("moves", "channeling", game.game_id, f"--token={token}")
             assert printed.splitlines() == [f"{i:4}  {t}" for i, t in enumerate(listed.labels)]
             label = listed.labels[len(listed.labels) // 2]
-            await run("play", "channeling", game.game_id, "--token", token, label)
+            await run("play", "channeling", game.game_id, f"--token={token}", label)
             assert await played_text(client, game.game_id, token, 0) == label

@@ -166,11 +166,11 @@ async def test_the_client_draws_from_the_tokens_seat_unless_as_seat_says(capsys)
         gid = game.game_id
         sun, moon = game.tokens
         shown = {
-            "moon token": await _cli(capsys, *target, "show", "shrine", gid, "--token", moon),
-            "sun token": await _cli(capsys, *target, "show", "shrine", gid, "--token", sun),
+            "moon token": await _cli(capsys, *target, "show", "shrine", gid, f"--token={moon}"),
+            "sun token": await _cli(capsys, *target, "show", "shrine", gid, f"--token={sun}"),
             "spectator": await _cli(capsys, *target, "show", "shrine", gid),
             "moon as sun": await _cli(
-                capsys, *target, "show", "shrine", gid, "--token", moon, "--as-seat", "sun"
+                capsys, *target, "show", "shrine", gid, f"--token={moon}", "--as-seat", "sun"
             ),
             "spectator as 1": await _cli(capsys, *target, "show", "shrine", gid, "--as-seat", "1"),
             "spectator as Moon": await _cli(
@@ -188,7 +188,7 @@ async def test_the_client_draws_from_the_tokens_seat_unless_as_seat_says(capsys)
         # play: the board after the move is drawn from the player's side too
         first = (await asyncio.to_thread(_to_act, running.address, gid))[0]
         token = game.tokens[first]
-        played = await _cli(capsys, *target, "play", "shrine", gid, "--token", token, "0")
+        played = await _cli(capsys, *target, "play", "shrine", gid, f"--token={token}", "0")
         assert drawn_bottom(played) == first
         with pytest.raises(SystemExit, match="the seats are sun, moon"):
             await _cli(capsys, *target, "show", "shrine", gid, "--as-seat", "venus")
