@@ -38,6 +38,7 @@ from tests.support import ROOT, Process, eventually, start_process
 NAME = "channeling"
 GAMES = 16  # callers, each with one call outstanding at any time
 WATCHERS = 8
+CONTROL_ROUNDS = 4
 
 # The drain as it was, ending in gRPC's own stop: the control.
 GRPC_STOP = textwrap.dedent(
@@ -166,17 +167,25 @@ async def test_a_drain_under_direct_load_refuses_with_reasons_and_never_cancels(
 
 
 async def test_control_grpcs_own_stop_cancels_calls_under_the_same_load(tmp_path):
+    # gRPC's stop cancels only the calls that race its grace period's end, so on a busy
+    # machine one round can miss them all (CI saw a round with none): the control gets up
+    # to CONTROL_ROUNDS rounds to show the load catches CANCELLED at least once.
     script = GRPC_STOP.format(root=str(ROOT), gen=str(ROOT / "gen"), name=NAME)
     path = tmp_path / "grpc_stop.py"
     path.write_text(script)
-    process = start_process_script(path, tmp_path / "control.log")
-    try:
-        seen = await load_through_sigterm(process)
-    finally:
-        if process.popen.poll() is None:
-            process.popen.kill()
-    cancelled = sum(n for (_, code, _), n in seen.errors.items() if code == "CANCELLED")
-    assert cancelled > 0, seen.errors
+    rounds = []
+    for attempt in range(CONTROL_ROUNDS):
+        process = start_process_script(path, tmp_path / f"control-{attempt}.log")
+        try:
+            seen = await load_through_sigterm(process)
+        finally:
+            if process.popen.poll() is None:
+                process.popen.kill()
+        rounds.append(seen.errors)
+        if any(code == "CANCELLED" for _, code, _ in seen.errors):
+            break
+    cancelled = sum(n for (_, code, _), n in rounds[-1].items() if code == "CANCELLED")
+    assert cancelled > 0, rounds
 
 
 def start_process_script(path: Path, log: Path) -> Process:
