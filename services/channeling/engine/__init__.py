@@ -14,6 +14,7 @@ True
 
 from services.kit.engine import GameInfo
 
+from .determinize import determinize
 from .moves import ChoosePath, FillGap, Move, MoveDruid, PlayGlyph, parse_move
 from .rules import apply, legal_moves, outcome, to_act
 from .state import SEAT_NAMES, State, new_game
@@ -42,6 +43,7 @@ __all__ = [
     "State",
     "View",
     "apply",
+    "determinize",
     "legal_moves",
     "new_game",
     "outcome",
