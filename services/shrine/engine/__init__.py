@@ -25,6 +25,7 @@ from services.kit.engine import (
     Outcome,
     check_seat,
 )
+from services.shrine.engine.determinize import determinize
 from services.shrine.engine.moves import Kind, Move, parse_move
 from services.shrine.engine.rules.setup import new_game
 from services.shrine.engine.rules.steps import TABLE, out_of_step
@@ -40,6 +41,7 @@ __all__ = [
     "State",
     "View",
     "apply",
+    "determinize",
     "legal_moves",
     "new_game",
     "outcome",
