@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from services.kit.engine import GameInfo
 
+from .determinize import determinize
 from .game import apply, legal_moves, outcome, to_act
 from .moves import Move, parse_move
 from .rules.setup import MAX_PLAYERS, MIN_PLAYERS, new_game
@@ -38,6 +39,7 @@ __all__ = [
     "State",
     "View",
     "apply",
+    "determinize",
     "legal_moves",
     "new_game",
     "outcome",
