@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .base import (
+    STATUSES,
     CorruptRow,
     DuplicateRequest,
     GameExists,
@@ -48,6 +49,7 @@ def open_store_or_exit(url: str) -> Store:
 
 
 __all__ = [
+    "STATUSES",
     "CorruptRow",
     "DuplicateRequest",
     "GameExists",

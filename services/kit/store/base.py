@@ -29,6 +29,15 @@ class GameRecord:
     owner: str | None = None
     # Why the game is quarantined (its log cannot be replayed); None for a sound game.
     quarantined: str | None = None
+    # The table chosen at creation (seats, clock), JSON-able; never changes afterwards.
+    table: Mapping[str, Any] | None = None
+    # What a lobby shows (status, seats), JSON-able; replaced by appends that carry one.
+    lobby: Mapping[str, Any] | None = None
+    # The table still has open seats: it has not started.
+    waiting: bool = False
+    # When the service must act on the game without a client call (a clock deadline, a
+    # bot to move); None when nothing is due.
+    due_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,51 @@ class MoveRecord:
     request_id: str | None = None
     applied_at: float = 0.0
     finished: bool = False  # this move ended the game
+    # Not kept with the move: ``append`` writes them to the game row. A lobby replaces the
+    # row's (and sets ``waiting`` from its status); None leaves both as they are.
+    lobby: Mapping[str, Any] | None = None
+    due_at: float | None = None  # always written: None clears the row's deadline
+
+
+# The status filters ``list_games`` takes.
+STATUSES = ("waiting", "in_progress", "finished")
+
+
+def check_status(status: str | None) -> None:
+    """Refuse a ``list_games`` status it does not know (ValueError)."""
+    if status is not None and status not in STATUSES:
+        raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+
+
+def lobby_waiting(lobby: Mapping[str, Any]) -> bool:
+    """Whether a game whose lobby is ``lobby`` is a waiting table."""
+    return lobby.get("status") == "waiting"
+
+
+def option_filter(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ``list_games`` option filter, checked: every value a JSON scalar.
+
+    Containers are refused (TypeError) because the backends would not agree on them
+    (PostgreSQL's ``@>`` is containment, not equality).
+    """
+    checked = dict(options or {})
+    for name, value in checked.items():
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            raise TypeError(f"option {name!r}: a filter value must be a JSON scalar")
+    return checked
+
+
+def json_scalar_equal(stored: Any, wanted: Any) -> bool:
+    """Equality as JSON means it: true is not 1, 1 is 1.0, strings are exact."""
+    if isinstance(wanted, bool) or isinstance(stored, bool):
+        return type(stored) is type(wanted) and stored == wanted
+    if wanted is None or stored is None:
+        return stored is None and wanted is None
+    if isinstance(wanted, str) or isinstance(stored, str):
+        return isinstance(stored, str) and isinstance(wanted, str) and stored == wanted
+    if isinstance(wanted, (int, float)):
+        return isinstance(stored, (int, float)) and stored == wanted
+    return False
 
 
 class StoreError(Exception):
@@ -61,12 +115,15 @@ class CorruptRow(StoreError):
 
 
 class QuotaExceeded(Exception):
-    """The owner already has ``limit`` games in progress of this type."""
+    """The owner already has ``limit`` games of this type counted by ``quota``:
+    "games" (unfinished games) or "waiting" (unfinished waiting tables)."""
 
-    def __init__(self, owner: str, limit: int) -> None:
-        super().__init__(f"{owner} has {limit} games in progress")
+    def __init__(self, owner: str, limit: int, quota: str = "games") -> None:
+        what = "waiting tables" if quota == "waiting" else "games in progress"
+        super().__init__(f"{owner} has {limit} {what}")
         self.owner = owner
         self.limit = limit
+        self.quota = quota
 
 
 @dataclass(frozen=True)
@@ -102,12 +159,14 @@ class Store(Protocol):
 
     url: str
 
-    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
+    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
         """Write a new game at version 0; raise GameExists if the id is taken.
 
         With ``owner_limit`` (and ``game.owner``), raise QuotaExceeded instead when that
-        owner already has as many unfinished games of this type; the count and the write
-        are one step, so concurrent creates cannot pass the limit together.
+        owner already has as many unfinished games of this type; with ``waiting_limit``
+        and a waiting ``game``, QuotaExceeded(quota="waiting") when that owner already
+        has as many unfinished waiting tables of this type. The counts and the write are
+        one step, so concurrent creates cannot pass a limit together.
         """
 
     async def load(self, game_id: str) -> GameRecord | None:
@@ -121,7 +180,10 @@ class Store(Protocol):
     async def append(self, game_id: str, move: MoveRecord) -> None:
         """Write ``move`` if the game is at ``move.version - 1`` and its request id is new.
 
-        Raises VersionConflict or DuplicateRequest, and writes nothing then.
+        In the same transaction the game row takes ``move.due_at`` (None clears it) and,
+        when ``move.lobby`` is not None, that lobby and ``waiting`` from its status; a
+        finishing move clears ``waiting``. Raises VersionConflict or DuplicateRequest, and
+        writes nothing then.
         """
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
@@ -132,6 +194,43 @@ class Store(Protocol):
 
     async def count_active(self, game_type: str) -> int:
         """How many games of ``game_type`` have not finished."""
+
+    async def list_games(
+        self,
+        game_type: str,
+        *,
+        status: str | None = None,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> list[GameRecord]:
+        """A lobby page: games of ``game_type``, newest first by (created_at, game_id),
+        never a quarantined one.
+
+        ``status`` is None or one of STATUSES; ``players`` an exact count; ``options``
+        option names each equal (as JSON) to a scalar; ``after`` the (created_at,
+        game_id) of the last game of the previous page: only games after it in this
+        order, so pages stay stable while newer games are created.
+        """
+
+    async def count_waiting(self, game_type: str) -> int:
+        """How many unquarantined tables of ``game_type`` wait for players."""
+
+    async def due(
+        self,
+        game_type: str,
+        now: float,
+        *,
+        waiting_ttl: float,
+        idle_seconds: float,
+        limit: int = 100,
+    ) -> list[str]:
+        """Ids of unfinished, unquarantined games the service must act on at ``now``,
+        earliest deadline first: a waiting table older than ``waiting_ttl``, a game in
+        progress with no deadline and no move for ``idle_seconds``, or a game whose
+        ``due_at`` has come. A ``waiting_ttl`` or ``idle_seconds`` of 0 turns its
+        condition off."""
 
     async def quarantine(self, game_id: str, reason: str, at: float) -> None:
         """Mark the game read-only for an operator: its log cannot be replayed."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from .base import (
@@ -13,7 +15,17 @@ from .base import (
     Quarantined,
     QuotaExceeded,
     VersionConflict,
+    check_status,
+    json_scalar_equal,
+    lobby_waiting,
+    option_filter,
 )
+
+
+def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A JSON copy, as the other backends keep it: later changes to the caller's dict do
+    not reach the store, and what JSON cannot carry is refused here too."""
+    return None if value is None else json.loads(json.dumps(dict(value)))
 
 
 class MemoryStore:
@@ -24,16 +36,29 @@ class MemoryStore:
         self._requests: dict[str, dict[str, int]] = {}
         self._quarantined_at: dict[str, float] = {}
 
-    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
+    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
         if game.game_id in self._games:
             raise GameExists(game.game_id)
-        if owner_limit and game.owner is not None:
-            held = sum(
-                g.owner == game.owner and g.game_type == game.game_type and g.finished_at is None
+        # As the SQL backends write it: at version 0, last changed when created.
+        game = dataclasses.replace(
+            game,
+            version=0,
+            updated_at=game.created_at,
+            finished_at=None,
+            quarantined=None,
+            table=_copy(game.table),
+            lobby=_copy(game.lobby),
+        )
+        if game.owner is not None and (owner_limit or (waiting_limit and game.waiting)):
+            held = [
+                g
                 for g in self._games.values()
-            )
-            if held >= owner_limit:
+                if g.owner == game.owner and g.game_type == game.game_type and g.finished_at is None
+            ]
+            if owner_limit and len(held) >= owner_limit:
                 raise QuotaExceeded(game.owner, owner_limit)
+            if waiting_limit and game.waiting and sum(g.waiting for g in held) >= waiting_limit:
+                raise QuotaExceeded(game.owner, waiting_limit, quota="waiting")
         self._games[game.game_id] = game
         self._moves[game.game_id] = []
         self._requests[game.game_id] = {}
@@ -55,14 +80,19 @@ class MemoryStore:
             raise DuplicateRequest(requests[move.request_id])
         if game.version != move.version - 1:
             raise VersionConflict(game.version)
-        self._moves[game_id].append(move)
+        lobby = _copy(move.lobby)
+        self._moves[game_id].append(dataclasses.replace(move, lobby=None, due_at=None))
         if move.request_id is not None:
             requests[move.request_id] = move.version
+        waiting = game.waiting if lobby is None else lobby_waiting(lobby)
         self._games[game_id] = dataclasses.replace(
             game,
             version=move.version,
             updated_at=move.applied_at,
             finished_at=move.applied_at if move.finished else game.finished_at,
+            lobby=game.lobby if lobby is None else lobby,
+            waiting=waiting and not move.finished,
+            due_at=move.due_at,
         )
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
@@ -78,6 +108,84 @@ class MemoryStore:
 
     async def count_active(self, game_type: str) -> int:
         return sum(g.finished_at is None and g.game_type == game_type for g in self._games.values())
+
+    def _open_games(self, game_type: str) -> list[GameRecord]:
+        """The unfinished, unquarantined games of ``game_type``."""
+        return [
+            g
+            for g in self._games.values()
+            if g.game_type == game_type and g.finished_at is None and g.quarantined is None
+        ]
+
+    async def list_games(
+        self,
+        game_type: str,
+        *,
+        status: str | None = None,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> list[GameRecord]:
+        check_status(status)
+        wanted = option_filter(options)
+
+        def listed(g: GameRecord) -> bool:
+            if g.game_type != game_type or g.quarantined is not None:
+                return False
+            finished = g.finished_at is not None
+            if status == "waiting" and not (g.waiting and not finished):
+                return False
+            if status == "in_progress" and (g.waiting or finished):
+                return False
+            if status == "finished" and not finished:
+                return False
+            if players is not None and g.players != players:
+                return False
+            if after is not None and (g.created_at, g.game_id) >= tuple(after):
+                return False
+            return all(
+                name in g.options and json_scalar_equal(g.options[name], value)
+                for name, value in wanted.items()
+            )
+
+        found = sorted(
+            filter(listed, self._games.values()),
+            key=lambda g: (g.created_at, g.game_id),
+            reverse=True,
+        )
+        return found[: max(limit, 0)]
+
+    async def count_waiting(self, game_type: str) -> int:
+        return sum(g.waiting for g in self._open_games(game_type))
+
+    async def due(
+        self,
+        game_type: str,
+        now: float,
+        *,
+        waiting_ttl: float,
+        idle_seconds: float,
+        limit: int = 100,
+    ) -> list[str]:
+        deadlines: list[tuple[float, str]] = []
+        for g in self._open_games(game_type):
+            # Each condition compared as the SQL backends compare it (now - ttl, not a sum).
+            met = []
+            if g.waiting and waiting_ttl > 0 and g.created_at <= now - waiting_ttl:
+                met.append(g.created_at + waiting_ttl)
+            if (
+                not g.waiting
+                and g.due_at is None
+                and idle_seconds > 0
+                and g.updated_at <= now - idle_seconds
+            ):
+                met.append(g.updated_at + idle_seconds)
+            if g.due_at is not None and g.due_at <= now:
+                met.append(g.due_at)
+            if met:
+                deadlines.append((min(met), g.game_id))
+        return [gid for _, gid in sorted(deadlines)[: max(limit, 0)]]
 
     async def quarantine(self, game_id: str, reason: str, at: float) -> None:
         game = self._games.get(game_id)

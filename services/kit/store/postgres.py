@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -44,6 +44,9 @@ from .base import (
     QuotaExceeded,
     StoreError,
     VersionConflict,
+    check_status,
+    lobby_waiting,
+    option_filter,
 )
 
 CHANNEL = "tabletop_moves"
@@ -86,12 +89,38 @@ CREATE TABLE IF NOT EXISTS tabletop_quarantine (
     reason  TEXT NOT NULL,
     at      DOUBLE PRECISION NOT NULL
 );
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS table_config JSONB;
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS lobby JSONB;
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS waiting BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS due_at DOUBLE PRECISION;
+-- list_games with any status but "waiting": a type's games newest first, from the cursor.
+CREATE INDEX IF NOT EXISTS tabletop_games_lobby
+    ON tabletop_games (game_type, created_at DESC, game_id DESC);
+-- list_games(status="waiting"), count_waiting, and due's waiting-TTL branch.
+CREATE INDEX IF NOT EXISTS tabletop_games_waiting
+    ON tabletop_games (game_type, created_at DESC, game_id DESC)
+    WHERE waiting AND finished_at IS NULL;
+-- due's due_at branch: deadlines of unfinished games, earliest first.
+CREATE INDEX IF NOT EXISTS tabletop_games_due ON tabletop_games (game_type, due_at)
+    WHERE finished_at IS NULL AND due_at IS NOT NULL;
+-- due's idle branch: games in progress with no deadline, least recently moved first.
+CREATE INDEX IF NOT EXISTS tabletop_games_idle ON tabletop_games (game_type, updated_at)
+    WHERE finished_at IS NULL AND NOT waiting AND due_at IS NULL;
 """
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, token_hashes, version,"
-    " created_at, updated_at, finished_at, owner"
+    " created_at, updated_at, finished_at, owner, table_config, lobby, waiting, due_at"
 )
+# Which games each list_games status takes (the waiting one repeats the partial index's
+# WHERE, so the planner can use it).
+_STATUS_WHERE = {
+    "waiting": " AND g.waiting AND g.finished_at IS NULL",
+    "in_progress": " AND NOT g.waiting AND g.finished_at IS NULL",
+    "finished": " AND g.finished_at IS NOT NULL",
+}
+# A game no quarantine row holds.
+_SOUND = "NOT EXISTS (SELECT 1 FROM tabletop_quarantine q WHERE q.game_id = g.game_id)"
 
 # What SCHEMA makes, read from it: a store that finds all of it runs no DDL. Even with IF
 # NOT EXISTS, CREATE INDEX locks its table (SHARE) and ALTER TABLE locks it exclusively
@@ -105,7 +134,7 @@ _log = structlog.get_logger("store")
 
 def _game(row: tuple[Any, ...]) -> GameRecord:
     gid, gtype, players, options, seed, hashes, version, created, updated, finished = row[:10]
-    owner, quarantined = row[10:]
+    owner, table, lobby, waiting, due_at, quarantined = row[10:]
     try:
         return GameRecord(
             game_id=gid,
@@ -120,9 +149,17 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
             finished_at=finished,
             owner=owner,
             quarantined=quarantined,
+            table=table,
+            lobby=lobby,
+            waiting=bool(waiting),
+            due_at=due_at,
         )
     except (TypeError, ValueError) as exc:
         raise CorruptRow(gid, None, type(exc).__name__) from None
+
+
+def _jsonb_or_none(value: Any) -> Jsonb | None:
+    return None if value is None else Jsonb(dict(value))
 
 
 def _move(game_id: str, row: tuple[Any, ...]) -> MoveRecord:
@@ -219,25 +256,29 @@ class PostgresStore:
 
     # --- writes ----------------------------------------------------------------------
 
-    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
+    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
+        waiting_quota = bool(waiting_limit and game.waiting)
         async with self._connection() as conn, conn.transaction():
-            if owner_limit and game.owner is not None:
-                # One owner's creates take turns (on every replica), so the count holds.
+            if game.owner is not None and (owner_limit or waiting_quota):
+                # One owner's creates take turns (on every replica), so the counts hold.
                 await conn.execute(
                     "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"owner {game.owner}",)
                 )
                 cur = await conn.execute(
-                    "SELECT count(*) FROM tabletop_games WHERE game_type = %s AND owner = %s"
-                    " AND finished_at IS NULL",
+                    "SELECT count(*), count(*) FILTER (WHERE waiting) FROM tabletop_games"
+                    " WHERE game_type = %s AND owner = %s AND finished_at IS NULL",
                     (game.game_type, game.owner),
                 )
                 row = await cur.fetchone()
-                if row is not None and row[0] >= owner_limit:
+                held, waiting = row if row is not None else (0, 0)
+                if owner_limit and held >= owner_limit:
                     raise QuotaExceeded(game.owner, owner_limit)
+                if waiting_quota and waiting >= waiting_limit:
+                    raise QuotaExceeded(game.owner, waiting_limit, quota="waiting")
             try:
                 await conn.execute(
-                    f"INSERT INTO tabletop_games ({_GAME_COLUMNS})"
-                    " VALUES (%s, %s, %s, %s, %s, %s, 0, %s, %s, NULL, %s)",
+                    f"INSERT INTO tabletop_games ({_GAME_COLUMNS}) VALUES"
+                    " (%s, %s, %s, %s, %s, %s, 0, %s, %s, NULL, %s, %s, %s, %s, %s)",
                     (
                         game.game_id,
                         game.game_type,
@@ -248,6 +289,10 @@ class PostgresStore:
                         game.created_at,
                         game.created_at,
                         game.owner,
+                        _jsonb_or_none(game.table),
+                        _jsonb_or_none(game.lobby),
+                        game.waiting,
+                        game.due_at,
                     ),
                 )
             except errors.UniqueViolation as exc:
@@ -281,15 +326,25 @@ class PostgresStore:
         found = await self._request_version(conn, game_id, move.request_id)
         if found is not None:
             raise DuplicateRequest(found)
+        has_lobby = move.lobby is not None
         cur = await conn.execute(
             "UPDATE tabletop_games SET version = %s, updated_at = %s,"
-            " finished_at = CASE WHEN %s THEN %s ELSE finished_at END"
+            " finished_at = CASE WHEN %s THEN %s ELSE finished_at END,"
+            " lobby = CASE WHEN %s THEN %s::jsonb ELSE lobby END,"
+            " waiting = CASE WHEN %s THEN false WHEN %s THEN %s ELSE waiting END,"
+            " due_at = %s::double precision"
             " WHERE game_id = %s AND version = %s",
             (
                 move.version,
                 move.applied_at,
                 move.finished,
                 move.applied_at,
+                has_lobby,
+                _jsonb_or_none(move.lobby),
+                move.finished,
+                has_lobby,
+                has_lobby and lobby_waiting(move.lobby),
+                move.due_at,
                 game_id,
                 move.version - 1,
             ),
@@ -342,6 +397,91 @@ class PostgresStore:
             )
             row = await cur.fetchone()
             return int(row[0]) if row else 0
+
+    async def list_games(
+        self,
+        game_type: str,
+        *,
+        status: str | None = None,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> list[GameRecord]:
+        check_status(status)
+        wanted = option_filter(options)
+        query = f"SELECT {_GAME_COLUMNS}, NULL FROM tabletop_games g WHERE game_type = %s"
+        args: list[Any] = [game_type]
+        if status is not None:
+            query += _STATUS_WHERE[status]
+        if players is not None:
+            query += " AND g.players = %s"
+            args.append(players)
+        if wanted:
+            # Containment of scalars is equality per key, with JSON's types (true is not 1).
+            query += " AND g.options @> %s"
+            args.append(Jsonb(wanted))
+        if after is not None:
+            query += " AND (g.created_at, g.game_id) < (%s, %s)"
+            args += [after[0], after[1]]
+        query += f" AND {_SOUND} ORDER BY g.created_at DESC, g.game_id DESC LIMIT %s"
+        args.append(max(limit, 0))
+        async with self._connection() as conn:
+            cur = await conn.execute(query, args)
+            return [_game(row) for row in await cur.fetchall()]
+
+    async def count_waiting(self, game_type: str) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM tabletop_games g WHERE game_type = %s"
+                f" AND waiting AND finished_at IS NULL AND {_SOUND}",
+                (game_type,),
+            )
+            row = await cur.fetchone()
+            return int(row[0]) if row else 0
+
+    async def due(
+        self,
+        game_type: str,
+        now: float,
+        *,
+        waiting_ttl: float,
+        idle_seconds: float,
+        limit: int = 100,
+    ) -> list[str]:
+        # One branch per condition, each on its own partial index and cut at the limit
+        # before the merge (quarantined games left out first, so they cannot fill a
+        # branch); a game two branches find keeps its earliest deadline.
+        query = f"""
+            SELECT game_id FROM (
+                (SELECT game_id, created_at + %(ttl)s AS deadline FROM tabletop_games g
+                 WHERE game_type = %(type)s AND waiting AND finished_at IS NULL
+                   AND %(ttl)s > 0 AND created_at <= %(now)s - %(ttl)s AND {_SOUND}
+                 ORDER BY created_at LIMIT %(limit)s)
+                UNION ALL
+                (SELECT game_id, updated_at + %(idle)s FROM tabletop_games g
+                 WHERE game_type = %(type)s AND finished_at IS NULL AND NOT waiting
+                   AND due_at IS NULL AND %(idle)s > 0 AND updated_at <= %(now)s - %(idle)s
+                   AND {_SOUND}
+                 ORDER BY updated_at LIMIT %(limit)s)
+                UNION ALL
+                (SELECT game_id, due_at FROM tabletop_games g
+                 WHERE game_type = %(type)s AND finished_at IS NULL AND due_at IS NOT NULL
+                   AND due_at <= %(now)s AND {_SOUND}
+                 ORDER BY due_at LIMIT %(limit)s)
+            ) AS found
+            GROUP BY game_id ORDER BY min(deadline), game_id LIMIT %(limit)s
+        """
+        args = {
+            "type": game_type,
+            "now": float(now),
+            "ttl": float(waiting_ttl),
+            "idle": float(idle_seconds),
+            "limit": max(limit, 0),
+        }
+        async with self._connection() as conn:
+            cur = await conn.execute(query, args)
+            return [row[0] for row in await cur.fetchall()]
 
     async def load(self, game_id: str) -> GameRecord | None:
         async with self._connection() as conn:

@@ -24,7 +24,7 @@ import json
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,9 @@ from .base import (
     StoreCorrupt,
     StoreError,
     VersionConflict,
+    check_status,
+    lobby_waiting,
+    option_filter,
 )
 
 SCHEMA = """
@@ -76,16 +79,45 @@ CREATE UNIQUE INDEX IF NOT EXISTS moves_request
 CREATE INDEX IF NOT EXISTS games_finished ON games (finished_at) WHERE finished_at IS NOT NULL;
 """
 
-# Columns added after the first release: files written before get them on open.
-MIGRATIONS = (("games", "owner", "ALTER TABLE games ADD COLUMN owner TEXT"),)
-OWNER_INDEX = (
+# Columns added after the first release: files written before get them on open (old
+# rows read back with the column's default: no table, no lobby, not waiting, not due).
+MIGRATIONS = (
+    ("games", "owner", "ALTER TABLE games ADD COLUMN owner TEXT"),
+    ("games", "table_config", "ALTER TABLE games ADD COLUMN table_config TEXT"),
+    ("games", "lobby", "ALTER TABLE games ADD COLUMN lobby TEXT"),
+    ("games", "waiting", "ALTER TABLE games ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0"),
+    ("games", "due_at", "ALTER TABLE games ADD COLUMN due_at REAL"),
+)
+# Indexes on migrated columns, made once the columns exist. A query uses a partial index
+# only when its WHERE repeats the index's condition, so the queries below spell it out.
+INDEXES = (
+    # create's quotas: an owner's unfinished games (and waiting tables) of a type.
     "CREATE INDEX IF NOT EXISTS games_owner ON games (game_type, owner)"
-    " WHERE finished_at IS NULL AND owner IS NOT NULL"
+    " WHERE finished_at IS NULL AND owner IS NOT NULL",
+    # list_games with any status but "waiting": walks a type's games newest first and
+    # stops after a page; the cursor (created_at, game_id) < (?, ?) starts the walk.
+    "CREATE INDEX IF NOT EXISTS games_lobby ON games (game_type, created_at DESC, game_id DESC)",
+    # list_games(status="waiting"), count_waiting, and due's waiting-TTL branch.
+    "CREATE INDEX IF NOT EXISTS games_waiting ON games (game_type, created_at DESC, game_id DESC)"
+    " WHERE waiting = 1 AND finished_at IS NULL",
+    # due's due_at branch: deadlines of unfinished games, earliest first.
+    "CREATE INDEX IF NOT EXISTS games_due ON games (game_type, due_at)"
+    " WHERE finished_at IS NULL AND due_at IS NOT NULL",
+    # due's idle branch: games in progress with no deadline, least recently moved first.
+    "CREATE INDEX IF NOT EXISTS games_idle ON games (game_type, updated_at)"
+    " WHERE finished_at IS NULL AND waiting = 0 AND due_at IS NULL",
 )
 _GAME_COLUMNS = (
     "g.game_id, g.game_type, g.players, g.options, g.seed, g.token_hashes, g.version,"
-    " g.created_at, g.updated_at, g.finished_at, g.owner, q.reason"
+    " g.created_at, g.updated_at, g.finished_at, g.owner, q.reason,"
+    " g.table_config, g.lobby, g.waiting, g.due_at"
 )
+# Which games each list_games status takes (the waiting one repeats games_waiting's WHERE).
+_STATUS_WHERE = {
+    "waiting": " AND g.waiting = 1 AND g.finished_at IS NULL",
+    "in_progress": " AND g.waiting = 0 AND g.finished_at IS NULL",
+    "finished": " AND g.finished_at IS NOT NULL",
+}
 
 _BATCH = 512
 _STOP = object()
@@ -93,9 +125,17 @@ _STOP = object()
 Op = Callable[[sqlite3.Connection], Any]
 
 
+def _json_or_none(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _dumps_or_none(value: Any) -> str | None:
+    return None if value is None else json.dumps(dict(value), sort_keys=True)
+
+
 def _game(row: tuple[Any, ...]) -> GameRecord:
     gid, gtype, players, options, seed, hashes, version, created, updated, finished = row[:10]
-    owner, quarantined = row[10:]
+    owner, quarantined, table, lobby, waiting, due_at = row[10:]
     try:
         return GameRecord(
             game_id=gid,
@@ -110,9 +150,37 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
             finished_at=finished,
             owner=owner,
             quarantined=quarantined,
+            table=_json_or_none(table),
+            lobby=_json_or_none(lobby),
+            waiting=bool(waiting),
+            due_at=due_at,
         )
     except (TypeError, ValueError) as exc:
         raise CorruptRow(gid, None, type(exc).__name__) from None
+
+
+def _option_where(options: dict[str, Any]) -> tuple[str, list[Any]]:
+    """SQL and parameters matching games whose options hold each of ``options`` (JSON
+    scalars) with the same JSON type: true is not 1, "1" is not 1."""
+    sql, params = "", []
+    for name, value in options.items():
+        path = '$."' + name + '"'
+        if value is None:
+            sql += " AND json_type(g.options, ?) = 'null'"
+            params.append(path)
+        elif isinstance(value, bool):
+            sql += " AND json_type(g.options, ?) = ?"
+            params += [path, "true" if value else "false"]
+        elif isinstance(value, str):
+            sql += " AND json_type(g.options, ?) = 'text' AND json_extract(g.options, ?) = ?"
+            params += [path, path, value]
+        else:
+            sql += (
+                " AND json_type(g.options, ?) IN ('integer', 'real')"
+                " AND json_extract(g.options, ?) = ?"
+            )
+            params += [path, path, value]
+    return sql, params
 
 
 def _move(game_id: str, row: tuple[Any, ...]) -> MoveRecord:
@@ -187,7 +255,8 @@ class SqliteStore:
                 columns = {row[1] for row in setup.execute(f"PRAGMA table_info({table})")}
                 if column not in columns:
                     setup.execute(statement)
-            setup.execute(OWNER_INDEX)
+            for statement in INDEXES:
+                setup.execute(statement)
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupt(
                 f"sqlite file {self.path} is corrupt ({exc}); restore it from a backup"
@@ -268,33 +337,44 @@ class SqliteStore:
             return [(False, StoreError(f"sqlite: {exc}"))] * len(ops)
         return results
 
-    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
+    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
+        # Encoded here, not in the writer thread: a value JSON cannot carry fails this call.
+        row = (
+            game.game_id,
+            game.game_type,
+            game.players,
+            json.dumps(dict(game.options), sort_keys=True),
+            str(game.seed),
+            json.dumps(list(game.token_hashes)),
+            game.created_at,
+            game.created_at,
+            game.owner,
+            _dumps_or_none(game.table),
+            _dumps_or_none(game.lobby),
+            int(game.waiting),
+            game.due_at,
+        )
+        waiting_quota = bool(waiting_limit and game.waiting)
+
         def op(conn: sqlite3.Connection) -> None:
-            if owner_limit and game.owner is not None:
+            if game.owner is not None and (owner_limit or waiting_quota):
                 # One writer thread: the count and the insert below are one step.
-                (held,) = conn.execute(
-                    "SELECT count(*) FROM games WHERE game_type = ? AND owner = ?"
-                    " AND finished_at IS NULL",
+                held, waiting = conn.execute(
+                    "SELECT count(*), coalesce(sum(waiting = 1), 0) FROM games"
+                    " WHERE game_type = ? AND owner = ? AND finished_at IS NULL",
                     (game.game_type, game.owner),
                 ).fetchone()
-                if held >= owner_limit:
+                if owner_limit and held >= owner_limit:
                     raise QuotaExceeded(game.owner, owner_limit)
+                if waiting_quota and waiting >= waiting_limit:
+                    raise QuotaExceeded(game.owner, waiting_limit, quota="waiting")
             try:
                 conn.execute(
                     "INSERT INTO games (game_id, game_type, players, options, seed,"
-                    " token_hashes, version, created_at, updated_at, finished_at, owner)"
-                    " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, ?)",
-                    (
-                        game.game_id,
-                        game.game_type,
-                        game.players,
-                        json.dumps(dict(game.options), sort_keys=True),
-                        str(game.seed),
-                        json.dumps(list(game.token_hashes)),
-                        game.created_at,
-                        game.created_at,
-                        game.owner,
-                    ),
+                    " token_hashes, version, created_at, updated_at, finished_at, owner,"
+                    " table_config, lobby, waiting, due_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, ?, ?, ?, ?, ?)",
+                    row,
                 )
             except sqlite3.IntegrityError as exc:
                 raise GameExists(game.game_id) from exc
@@ -311,19 +391,33 @@ class SqliteStore:
             ).fetchone()
             return None if row is None else DuplicateRequest(row[0])
 
+        has_lobby = move.lobby is not None
+        lobby = _dumps_or_none(move.lobby)
+        waiting = has_lobby and lobby_waiting(move.lobby)
+        events = json.dumps(move.events, separators=(",", ":"))
+
         def op(conn: sqlite3.Connection) -> None:
             # The request id is looked up only when the write fails: a used id wins over a
             # stale version (a retry of an applied move), and the unique index catches it
             # on the way in otherwise. The common path is one UPDATE and one INSERT.
             changed = conn.execute(
                 "UPDATE games SET version = ?, updated_at = ?,"
-                " finished_at = CASE WHEN ? THEN ? ELSE finished_at END"
+                " finished_at = CASE WHEN ? THEN ? ELSE finished_at END,"
+                " lobby = CASE WHEN ? THEN ? ELSE lobby END,"
+                " waiting = CASE WHEN ? THEN 0 WHEN ? THEN ? ELSE waiting END,"
+                " due_at = ?"
                 " WHERE game_id = ? AND version = ?",
                 (
                     move.version,
                     move.applied_at,
                     move.finished,
                     move.applied_at,
+                    has_lobby,
+                    lobby,
+                    move.finished,
+                    has_lobby,
+                    int(waiting),
+                    move.due_at,
                     game_id,
                     move.version - 1,
                 ),
@@ -346,7 +440,7 @@ class SqliteStore:
                         move.version,
                         move.seat,
                         move.move,
-                        json.dumps(move.events, separators=(",", ":")),
+                        events,
                         move.request_id,
                         move.applied_at,
                     ),
@@ -428,6 +522,100 @@ class SqliteStore:
                 (game_type,),
             ).fetchone()
             return int(row[0])
+
+        return await self._read(fn)
+
+    async def list_games(
+        self,
+        game_type: str,
+        *,
+        status: str | None = None,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> list[GameRecord]:
+        check_status(status)
+        where, params = _option_where(option_filter(options))
+        query = (
+            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN quarantine q USING (game_id)"
+            " WHERE g.game_type = ? AND q.game_id IS NULL"
+        )
+        args: list[Any] = [game_type]
+        if status is not None:
+            query += _STATUS_WHERE[status]
+        if players is not None:
+            query += " AND g.players = ?"
+            args.append(players)
+        if after is not None:
+            query += " AND (g.created_at, g.game_id) < (?, ?)"
+            args += [after[0], after[1]]
+        query += where + " ORDER BY g.created_at DESC, g.game_id DESC LIMIT ?"
+        args += [*params, max(limit, 0)]
+
+        def fn(conn: sqlite3.Connection) -> list[GameRecord]:
+            return [_game(row) for row in conn.execute(query, args).fetchall()]
+
+        return await self._read(fn)
+
+    async def count_waiting(self, game_type: str) -> int:
+        def fn(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT count(*) FROM games g WHERE g.game_type = ?"
+                " AND g.waiting = 1 AND g.finished_at IS NULL"
+                " AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.game_id = g.game_id)",
+                (game_type,),
+            ).fetchone()
+            return int(row[0])
+
+        return await self._read(fn)
+
+    async def due(
+        self,
+        game_type: str,
+        now: float,
+        *,
+        waiting_ttl: float,
+        idle_seconds: float,
+        limit: int = 100,
+    ) -> list[str]:
+        # One branch per condition, each on its own partial index and cut at the limit
+        # before the merge (quarantined games left out first, so they cannot fill a
+        # branch); a game two branches find keeps its earliest deadline.
+        sound = "NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.game_id = g.game_id)"
+        query = f"""
+            SELECT game_id FROM (
+                SELECT * FROM (
+                    SELECT game_id, created_at + :ttl AS deadline FROM games g
+                    WHERE game_type = :type AND waiting = 1 AND finished_at IS NULL
+                      AND :ttl > 0 AND created_at <= :now - :ttl AND {sound}
+                    ORDER BY created_at LIMIT :limit)
+                UNION ALL
+                SELECT * FROM (
+                    SELECT game_id, updated_at + :idle FROM games g
+                    WHERE game_type = :type AND finished_at IS NULL AND waiting = 0
+                      AND due_at IS NULL AND :idle > 0 AND updated_at <= :now - :idle
+                      AND {sound}
+                    ORDER BY updated_at LIMIT :limit)
+                UNION ALL
+                SELECT * FROM (
+                    SELECT game_id, due_at FROM games g
+                    WHERE game_type = :type AND finished_at IS NULL AND due_at IS NOT NULL
+                      AND due_at <= :now AND {sound}
+                    ORDER BY due_at LIMIT :limit)
+            )
+            GROUP BY game_id ORDER BY min(deadline), game_id LIMIT :limit
+        """
+        args = {
+            "type": game_type,
+            "now": now,
+            "ttl": waiting_ttl,
+            "idle": idle_seconds,
+            "limit": max(limit, 0),
+        }
+
+        def fn(conn: sqlite3.Connection) -> list[str]:
+            return [row[0] for row in conn.execute(query, args).fetchall()]
 
         return await self._read(fn)
 
