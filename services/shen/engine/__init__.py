@@ -14,9 +14,10 @@ services/kit/engine.py; the rules, readings and move texts are in services/shen/
 from services.kit.engine import GameInfo
 
 from .content import CARDS, POOL, Card
+from .determinize import determinize
 from .moves import Kind, Move, parse_move
 from .rules import apply, legal_moves, outcome, to_act
-from .state import Avatar, Combat, Player, State, Step, new_game, seat_names
+from .state import Avatar, Combat, Player, State, Step, new_game, seat_names, sides
 from .state import ShenOptions as Options
 from .view import AvatarView, CombatView, PlayerView, View, view
 
@@ -27,6 +28,7 @@ GAME = GameInfo(
     max_players=6,
     options_type=Options,
     seat_names=seat_names,
+    sides=sides,
 )
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "Step",
     "View",
     "apply",
+    "determinize",
     "legal_moves",
     "new_game",
     "outcome",

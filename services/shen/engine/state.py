@@ -209,6 +209,14 @@ def seat_names(players: int) -> tuple[str, ...]:
     return SEAT_NAMES[:players]
 
 
+def sides(players: int, options: ShenOptions) -> tuple[tuple[int, ...], ...]:
+    """Who wins or loses together: each team (seat i plays for team i % teams), or each
+    player on their own."""
+    if not options.teams:
+        return tuple((seat,) for seat in range(players))
+    return tuple(tuple(range(team, players, options.teams)) for team in range(options.teams))
+
+
 def _deck_list(text: str, deck_size: int, seat: int) -> list[int]:
     cards: list[int] = []
     for entry in text.split(","):
