@@ -20,7 +20,9 @@ import grpc
 
 from services import registry
 
+IN_PROGRESS = 1  # tabletop.common.v1.GAME_STATUS_IN_PROGRESS
 FINISHED = 2  # tabletop.common.v1.GAME_STATUS_FINISHED
+WAITING = 3  # tabletop.common.v1.GAME_STATUS_WAITING
 
 
 @dataclass
@@ -41,6 +43,31 @@ class PlayResult:
 
 def bearer(token: str | None) -> tuple[tuple[str, str], ...] | None:
     return (("authorization", f"Bearer {token}"),) if token else None
+
+
+def error_reason(error: grpc.RpcError) -> str:
+    """The reason of a refusal (google.rpc.ErrorInfo in its status details, as in
+    tabletop.common.v1.ErrorReason without the prefix), or "" when it carries none."""
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    try:
+        found = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:  # a status whose details disagree with its code: no reason to read
+        return ""
+    for detail in found.details if found is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info.reason
+    return ""
+
+
+def refusal(error: grpc.RpcError) -> str:
+    """A refusal in one line for people: its status, its reason and its message."""
+    reason = error_reason(error)
+    code = error.code().name if error.code() is not None else "UNKNOWN"
+    return f"{code} {reason}: {error.details()}" if reason else f"{code}: {error.details()}"
 
 
 class GameClient:
@@ -75,6 +102,23 @@ class GameClient:
         response = await self.call("CreateGame", players=players, **fields)
         tokens = [t.token for t in sorted(response.seat_tokens, key=lambda t: t.seat)]
         return CreatedGame(response.game.game_id, tokens, response)
+
+    async def join(self, game_id: str, name: str, seat: int | None = None) -> Any:
+        """Take an open seat (the first one unless ``seat``); the reply holds its token."""
+        fields: dict[str, Any] = {"game_id": game_id, "player_name": name}
+        if seat is not None:
+            fields["seat"] = seat
+        return await self.call("JoinGame", **fields)
+
+    async def leave(self, game_id: str, token: str) -> Any:
+        return await self.call("LeaveGame", token, game_id=game_id)
+
+    async def resign(self, game_id: str, token: str) -> Any:
+        return await self.call("Resign", token, game_id=game_id)
+
+    async def lobby(self, **filters: Any) -> Any:
+        """One page of ListGames (filters: status, players, options, page_size, page_token)."""
+        return await self.call("ListGames", **filters)
 
     async def get(self, game_id: str, token: str | None = None) -> Any:
         return await self.call("GetGame", token, game_id=game_id)

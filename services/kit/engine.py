@@ -224,6 +224,14 @@ class GameInfo:
     max_players: int
     options_type: type  # the game's Options dataclass
     seat_names: Callable[[int], tuple[str, ...]]  # players -> a name per seat
+    # (players, options) -> the seats that win or lose together (teams); None: each seat
+    # is a side of its own. A resignation ends the game once one side is left.
+    sides: Callable[[int, Any], tuple[tuple[int, ...], ...]] | None = None
+
+    def sides_of(self, players: int, options: Any) -> tuple[tuple[int, ...], ...]:
+        if self.sides is None:
+            return tuple((seat,) for seat in range(players))
+        return self.sides(players, options)
 
 
 class Engine(Protocol):

@@ -70,3 +70,23 @@ class GameCorrupt(PlatformError):
     """
 
     reason = "GAME_CORRUPT"
+
+
+class SeatNotOpen(PlatformError):
+    reason = "SEAT_NOT_OPEN"
+
+
+class GameNotStarted(PlatformError):
+    reason = "GAME_NOT_STARTED"
+
+
+class GameStarted(PlatformError):
+    reason = "GAME_STARTED"
+
+
+class AlreadyGivenUp(PlatformError):
+    reason = "ALREADY_GIVEN_UP"
+
+
+class BadPageToken(PlatformError):
+    reason = "BAD_PAGE_TOKEN"

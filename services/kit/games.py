@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import random
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -27,13 +28,19 @@ from typing import Any
 import structlog
 
 from services.kit import auth, corruption
+from services.kit import table as tables
 from services.kit.creators import Creators
-from services.kit.engine import BadOptions, Engine, EngineError, Event, Outcome
+from services.kit.engine import BadOptions, Engine, EngineError, Event, GameOver, Outcome
 from services.kit.errors import (
+    AlreadyGivenUp,
+    BadRequest,
     GameCorrupt,
     GameNotFound,
+    GameNotStarted,
+    GameStarted,
     LimitReached,
     RequestIdReused,
+    SeatNotOpen,
     StaleVersion,
     Unavailable,
     VersionOutOfRange,
@@ -73,6 +80,20 @@ class Snapshot:
     viewer: int | None
     view: Any
     options: Mapping[str, Any] = field(default_factory=dict)
+    waiting: bool = False  # seats still open: not started
+    seats: tuple[SeatInfo, ...] = ()
+    clock: tables.Clock | None = None
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits in a seat, and its clock, as the header shows it."""
+
+    state: str  # open, taken, bot, given_up
+    player_name: str
+    level: str
+    bank: float | None  # seconds left when its decision began (or now)
+    deadline: float | None  # for a seat to act under a clock
 
 
 @dataclass(frozen=True)
@@ -120,11 +141,27 @@ class LiveGame:
     # Views built at ``views_version``, by seat: a reply and the watchers of one seat share one.
     views: dict[int | None, Any] = field(default_factory=dict)
     views_version: int = -1
+    table: tables.Table = field(default=None)  # type: ignore[assignment]  # set on create/load
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
+
+
+def _logged(task: asyncio.Task[Any]) -> None:
+    """A bot task's failure is logged (the next call or sweep retries the game)."""
+    if not task.cancelled() and task.exception() is not None:
+        _log.warning("bot_move_failed", error=repr(task.exception()))
+
+
+def _table_event(kind: str, text: str, seat: int | None = None, **data: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"kind": kind, "text": text}
+    if seat is not None:
+        event["seat"] = seat
+    if data:
+        event["data"] = data
+    return event
 
 
 class NullMetrics:
@@ -162,6 +199,9 @@ class GameManager:
         watch_stall_seconds: float = 30.0,
         creators: Creators | None = None,
         clock: Callable[[], float] = time.time,
+        waiting_ttl: float = 3600.0,
+        idle_seconds: float = 7 * 86400.0,
+        waiting_per_client: int = 20,
     ) -> None:
         self.engine = engine
         self.game_type = engine.GAME.name
@@ -179,6 +219,11 @@ class GameManager:
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._public_move = getattr(engine, "public_move", None)
         self._created = 0
+        self.waiting_ttl = waiting_ttl  # a table with open seats expires after this
+        self.idle_seconds = idle_seconds  # a game without a clock or a move is abandoned
+        self.waiting_per_client = waiting_per_client
+        self._bot_rng = random.Random()  # bot choices are logged, so need no seed
+        self._kicked: dict[str, asyncio.Task[None]] = {}  # games whose bots are moving
 
     # --- creating and loading -----------------------------------------------------------
 
@@ -198,11 +243,14 @@ class GameManager:
         owner: str | None = None,
         owner_limit: int = 0,
         quota: str = "",
-    ) -> tuple[LiveGame, list[str]]:
-        """A new game and one secret token per seat (the store keeps only their hashes).
+        plan: tables.Plan | None = None,
+    ) -> tuple[LiveGame, dict[int, str]]:
+        """A new game and a secret token for each seat reserved for the creator (every
+        seat without a ``plan``); the store keeps only their hashes.
 
         With ``owner_limit``, the game counts against ``owner``'s quota (named ``quota``)
-        while it is in progress, and is refused once that owner has as many unfinished.
+        while it is in progress, and is refused once that owner has as many unfinished;
+        a table with open seats also counts against the owner's waiting tables.
         """
         info = self.engine.GAME
         if not info.min_players <= players <= info.max_players:
@@ -216,36 +264,61 @@ class GameManager:
             )
         if seed is None:
             seed = secrets.randbits(63)
+        if plan is not None and len(plan.seats) != players:
+            raise BadOptions(f"seats lists {len(plan.seats)} seats for {players} players")
         state = self.engine.new_game(seed, players, options)
-        tokens = [auth.new_token() for _ in range(players)]
+        reserved = (
+            range(players) if plan is None else plan.returns_tokens
+        )  # seats whose token goes back to the creator
+        tokens = {seat: auth.new_token() for seat in reserved}
+        hashes = tuple(auth.token_hash(tokens[s]) if s in tokens else "" for s in range(players))
         now = self.clock()
+        table = tables.Table.create(
+            plan or tables.Plan.from_dict(None, players),
+            hashes,
+            self.engine.GAME.sides_of(players, options),
+            now,
+            self.engine.to_act(state),
+        )
         record = GameRecord(
             game_id=secrets.token_urlsafe(12),
             game_type=self.game_type,
             players=players,
             options=options.to_dict(),
             seed=seed,
-            token_hashes=tuple(auth.token_hash(t) for t in tokens),
+            token_hashes=hashes,
             created_at=now,
             updated_at=now,
             owner=owner,
+            table=None if plan is None else plan.to_dict(),
+            lobby=table.lobby(),
+            waiting=table.waiting,
+            due_at=table.due_at(self.engine.to_act(state), now),
         )
+        waiting_limit = self.waiting_per_client if table.waiting and owner else 0
         try:
-            if owner_limit:
-                await self.store.create(record, owner_limit)
+            if owner_limit or waiting_limit:
+                await self.store.create(record, owner_limit, waiting_limit=waiting_limit)
             else:  # stores written before quotas (a benchmark's) take the game alone
                 await self.store.create(record)
         except QuotaExceeded as exc:
+            if getattr(exc, "quota", "games") == "waiting":
+                raise LimitReached(
+                    f"at most {exc.limit} tables waiting for players per client; fill or "
+                    "leave one first",
+                    limit="waiting_per_client",
+                ) from None
             raise LimitReached(
                 f"at most {exc.limit} games in progress per {quota or 'owner'}; finish one first",
                 limit=quota or "games_per_owner",
             ) from None
         except StoreError as exc:
             raise Unavailable(f"the store is unavailable: {exc}") from exc
-        game = LiveGame(record, state, 0, now)
+        game = LiveGame(record, state, 0, now, table=table)
         self.in_progress += 1
         self._remember(game)
         self.metrics.game_created(self.game_type)
+        self._kick(game)
         return game, tokens
 
     async def get(self, game_id: str) -> LiveGame:
@@ -298,7 +371,17 @@ class GameManager:
         # The header shows every option the game is played under, including those a row
         # stored before they existed takes from STORED_BEFORE.
         record = dataclasses.replace(record, options=options.to_dict())
-        game = LiveGame(record, state, 0, record.updated_at)
+        try:
+            table = tables.Table.create(
+                tables.Plan.from_dict(record.table, record.players),
+                record.token_hashes,
+                self.engine.GAME.sides_of(record.players, options),
+                record.created_at,
+                self.engine.to_act(state),
+            )
+        except Exception as exc:
+            raise await self._quarantine(game_id, None, corruption.problem(exc)) from None
+        game = LiveGame(record, state, 0, record.updated_at, table=table)
         await self._replay(game, moves)
         return game
 
@@ -339,7 +422,11 @@ class GameManager:
         return self._corrupt(game_id, version)
 
     def _replay_one(self, game: LiveGame, move: MoveRecord) -> None:
-        self.engine.apply(game.state, move.seat, self.engine.parse_move(move.move))
+        if move.move.startswith(tables.TABLE_ENTRY):
+            self._replay_table_entry(game, move)
+        else:
+            self.engine.apply(game.state, move.seat, self.engine.parse_move(move.move))
+            game.table.after_move(move.seat, move.applied_at, self.engine.to_act(game.state))
         game.version = move.version
         game.updated_at = move.applied_at
         if move.request_id is not None:
@@ -395,39 +482,68 @@ class GameManager:
             view = game.views.get(seat)
             if view is None:
                 view = game.views[seat] = self.engine.view(game.state, seat)
+        table = game.table
+        outcome = self.outcome(game)
+        to_act = () if outcome is not None or table.waiting else self.engine.to_act(game.state)
         return Snapshot(
             game_id=record.game_id,
             game_type=record.game_type,
             version=game.version,
             players=record.players,
             seat_names=tuple(self.engine.GAME.seat_names(record.players)),
-            to_act=tuple(self.engine.to_act(game.state)),
-            outcome=self.engine.outcome(game.state),
+            to_act=tuple(to_act),
+            outcome=outcome,
             created_at=record.created_at,
             updated_at=game.updated_at,
             viewer=seat,
             view=view,
             options=record.options,
+            waiting=table.waiting,
+            seats=tuple(
+                SeatInfo(
+                    s.state,
+                    s.name,
+                    s.level,
+                    s.bank,
+                    table.deadline(i) if i in to_act else None,
+                )
+                for i, s in enumerate(table.seats)
+            ),
+            clock=table.plan.clock,
         )
+
+    def outcome(self, game: LiveGame) -> Outcome | None:
+        """The rules' outcome, or the table's (resigned, expired, abandoned)."""
+        return game.table.final_outcome(self.engine.outcome(game.state))
+
+    def _seat(self, game: LiveGame, seat_token: str | None) -> int | None:
+        return auth.seat_of(seat_token, game.table.token_hashes)
 
     async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:
         async with self.locked(game_id) as game:
-            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            seat = self._seat(game, seat_token)
             return self.snapshot(game, seat), seat
 
     async def legal_moves(
         self, game_id: str, seat_token: str | None
     ) -> tuple[Snapshot, list[Any], int | None]:
         async with self.locked(game_id) as game:
-            seat = auth.seat_of(seat_token, game.record.token_hashes)
-            moves = [] if seat is None else self.engine.legal_moves(game.state, seat)
-            return self.snapshot(game, seat, with_view=False), moves, seat
+            seat = self._seat(game, seat_token)
+            snap = self.snapshot(game, seat, with_view=False)
+            moves = []
+            if seat is not None and seat in snap.to_act and game.table.seats[seat].state == "taken":
+                moves = self.engine.legal_moves(game.state, seat)
+            return snap, moves, seat
 
     def turn_for(self, move: MoveRecord, seat: int | None) -> Turn:
         """A logged move as ``seat`` may see it: its visible events, and the move itself
         unless the engine says it is secret from that seat."""
         shown = move.move
-        secret = self._public_move is not None and seat != move.seat
+        secret = (
+            self._public_move is not None
+            and seat != move.seat
+            and not move.move.startswith(tables.TABLE_ENTRY)
+        )
         if secret:
             try:
                 public = self._public_move(self.engine.parse_move(move.move))
@@ -453,7 +569,7 @@ class GameManager:
         self, game_id: str, seat_token: str | None, after: int, limit: int
     ) -> tuple[Snapshot, list[Turn]]:
         async with self.locked(game_id) as game:
-            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            seat = self._seat(game, seat_token)
             if after > game.version:
                 await self._follow(game)  # seen on another replica: read the log first
             snap = self.snapshot(game, seat, with_view=False)
@@ -489,7 +605,7 @@ class GameManager:
         twice); the same id with a different move is refused.
         """
         async with self.locked(game_id) as game:
-            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            seat = self._seat(game, seat_token)
             if seat is None:
                 raise auth.MissingToken("a move needs a seat token: authorization: Bearer <token>")
             move = decode_move()
@@ -502,46 +618,322 @@ class GameManager:
                 await self._follow(game)
             if expected_version is not None and expected_version != game.version:
                 raise StaleVersion(game.version, expected_version)
-            started = time.perf_counter()
-            try:
-                events = self.engine.apply(game.state, seat, move)
-            except EngineError as exc:
-                self.metrics.move_rejected(self.game_type, exc.reason)
-                raise
-            except Exception:
-                self._drop(game)  # an engine bug may have left the state half-changed
-                raise
-            engine_seconds = time.perf_counter() - started
-            finished = self.engine.outcome(game.state) is not None
-            record = MoveRecord(
-                version=game.version + 1,
-                seat=seat,
-                move=str(move),
-                events=[event_dict(e) for e in events],
-                request_id=request_id or None,
-                applied_at=self.clock(),
-                finished=finished,
-            )
-            try:
-                await self.store.append(game_id, record)
-            except (VersionConflict, DuplicateRequest) as exc:
-                # Another replica wrote first: our state is behind the log.
-                self._drop(game)
-                if isinstance(exc, VersionConflict):
-                    raise StaleVersion(exc.current, expected_version or game.version) from exc
-                raise Unavailable("the move raced a retry of itself; retry") from exc
-            except (StoreError, OSError) as exc:
-                self._drop(game)
-                raise Unavailable(f"the store is unavailable: {exc}") from exc
-            except BaseException:
-                self._drop(game)  # cancelled mid-append: the log decides, reload from it
-                raise
-            self._commit(game, record)
-            self.metrics.move_applied(self.game_type, engine_seconds)
-            if finished:
-                self.in_progress = max(0, self.in_progress - 1)
-                self.metrics.game_finished(self.game_type)
+            self._may_move(game, seat)
+            record = await self._apply_move(game, seat, move, request_id, expected_version)
+            self._kick(game)
             return self.snapshot(game, seat), self.turn_for(record, seat)
+
+    def _may_move(self, game: LiveGame, seat: int) -> None:
+        """Refuse a move the table forbids, before the engine sees it."""
+        if self.outcome(game) is not None:
+            raise GameOver("the game is over")
+        if game.table.waiting:
+            raise GameNotStarted("seats are still open; the game starts when the last is taken")
+        if game.table.seats[seat].state == tables.GIVEN_UP:
+            raise AlreadyGivenUp("this seat has given up; the service plays it now")
+
+    async def _apply_move(
+        self,
+        game: LiveGame,
+        seat: int,
+        move: Any,
+        request_id: str | None = None,
+        expected_version: int | None = None,
+        extra: tuple[dict[str, Any], ...] = (),
+    ) -> MoveRecord:
+        """Apply a game move for ``seat`` (lock held), log it, and tell watchers."""
+        started = time.perf_counter()
+        try:
+            events = self.engine.apply(game.state, seat, move)
+        except EngineError as exc:
+            self.metrics.move_rejected(self.game_type, exc.reason)
+            raise
+        except Exception:
+            self._drop(game)  # an engine bug may have left the state half-changed
+            raise
+        engine_seconds = time.perf_counter() - started
+        now = self.clock()
+        game.table.after_move(seat, now, self.engine.to_act(game.state))
+        record = MoveRecord(
+            version=game.version + 1,
+            seat=seat,
+            move=str(move),
+            events=[*extra, *(event_dict(e) for e in events)],
+            request_id=request_id or None,
+            applied_at=now,
+            finished=self.outcome(game) is not None,
+        )
+        await self._append(game, record, expected_version)
+        self.metrics.move_applied(self.game_type, engine_seconds)
+        return record
+
+    async def _append(
+        self, game: LiveGame, record: MoveRecord, expected_version: int | None = None
+    ) -> None:
+        """Log an entry already applied to the live game (lock held); on any failure the
+        live game is dropped and rebuilt from the log by the next call."""
+        finished = record.finished
+        record = dataclasses.replace(
+            record,
+            lobby=game.table.lobby(finished) if self._lobby_changes(game, record) else None,
+            due_at=None
+            if finished
+            else game.table.due_at(self.engine.to_act(game.state), record.applied_at),
+        )
+        try:
+            await self.store.append(game.record.game_id, record)
+        except (VersionConflict, DuplicateRequest) as exc:
+            # Another replica wrote first: our state is behind the log.
+            self._drop(game)
+            if isinstance(exc, VersionConflict):
+                raise StaleVersion(exc.current, expected_version or game.version) from exc
+            raise Unavailable("the move raced a retry of itself; retry") from exc
+        except (StoreError, OSError) as exc:
+            self._drop(game)
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+        except BaseException:
+            self._drop(game)  # cancelled mid-append: the log decides, reload from it
+            raise
+        self._commit(game, record)
+        if finished:
+            self.in_progress = max(0, self.in_progress - 1)
+            self.metrics.game_finished(self.game_type)
+
+    @staticmethod
+    def _lobby_changes(game: LiveGame, record: MoveRecord) -> bool:
+        """Whether this entry changes what the lobby shows (seats or status)."""
+        return record.finished or record.move.startswith(tables.TABLE_ENTRY)
+
+    # --- tables: seats, resigning, bots and clocks -------------------------------------
+
+    async def join(self, game_id: str, seat: int | None, name: str) -> tuple[Snapshot, int, str]:
+        """Take an open seat (the first one when ``seat`` is None): the game, the seat and
+        its new token. The last join starts the game."""
+        name = tables.player_name(name)
+        async with self.locked(game_id) as game:
+            table = game.table
+            if self.outcome(game) is not None:
+                raise GameOver("the game is over")
+            if seat is None:
+                seat = table.first_open()
+                if seat is None:
+                    raise SeatNotOpen("no seat is open at this table")
+            elif not 0 <= seat < game.record.players:
+                raise BadRequest(f"seat must be 0..{game.record.players - 1}")
+            elif table.seats[seat].state != tables.OPEN:
+                raise SeatNotOpen(f"seat {seat} is not open", seat=seat)
+            token = auth.new_token()
+            digest = auth.token_hash(token)
+            now = self.clock()
+            to_act = self.engine.to_act(game.state)
+            started = table.join(seat, name, digest, now, to_act)
+            events = [
+                _table_event("player_joined", f"{name} sat down", seat, name=name),
+                {
+                    "kind": "seat_token",
+                    "text": "",
+                    "seat": seat,
+                    "data": {"sha256": digest},
+                    "to": [],
+                },
+            ]
+            if started:
+                events.append(_table_event("game_started", "every seat is taken: the game begins"))
+            record = MoveRecord(game.version + 1, seat, tables.JOIN, events, applied_at=now)
+            await self._append(game, record)
+            self._kick(game)
+            return self.snapshot(game, seat), seat, token
+
+    async def leave(self, game_id: str, seat_token: str | None) -> Snapshot:
+        """Give a seat back before the start: it opens again and its token stops working."""
+        async with self.locked(game_id) as game:
+            seat = self._seated(game, seat_token)
+            if self.outcome(game) is not None:
+                raise GameOver("the game is over")
+            if not game.table.waiting:
+                raise GameStarted("the game has started; resign instead")
+            name = game.table.seats[seat].name
+            game.table.leave(seat)
+            now = self.clock()
+            event = _table_event("player_left", f"{name} left; the seat is open again", seat)
+            record = MoveRecord(game.version + 1, seat, tables.LEAVE, [event], applied_at=now)
+            await self._append(game, record)
+            return self.snapshot(game, None)
+
+    async def resign(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, Turn]:
+        """Give up a seat in a game in progress (see Table.resign)."""
+        async with self.locked(game_id) as game:
+            seat = self._seated(game, seat_token)
+            if self.outcome(game) is not None:
+                raise GameOver("the game is over")
+            if game.table.waiting:
+                raise GameNotStarted("the game has not started; leave instead")
+            if game.table.seats[seat].state == tables.GIVEN_UP:
+                raise AlreadyGivenUp("this seat has already given up")
+            record = await self._give_up(game, seat, "resigned", ())
+            self._kick(game)
+            return self.snapshot(game, seat), self.turn_for(record, seat)
+
+    def _seated(self, game: LiveGame, seat_token: str | None) -> int:
+        seat = self._seat(game, seat_token)
+        if seat is None:
+            raise auth.MissingToken("this needs a seat token: authorization: Bearer <token>")
+        return seat
+
+    async def _give_up(
+        self, game: LiveGame, seat: int, why: str, extra: tuple[dict[str, Any], ...]
+    ) -> MoveRecord:
+        now = self.clock()
+        ended = game.table.resign(seat, now, game.record.players, why)
+        name = game.table.seats[seat].name or f"Seat {seat}"
+        events = [*extra, _table_event("resigned", f"{name} {why}", seat)]
+        if ended:
+            events.append(_table_event("game_over", "one side is left: it wins"))
+        else:
+            events.append(
+                _table_event("zombie", f"the service plays {name}'s seat from now on", seat)
+            )
+        record = MoveRecord(
+            game.version + 1, seat, tables.RESIGN, events, applied_at=now, finished=ended
+        )
+        await self._append(game, record)
+        return record
+
+    def _replay_table_entry(self, game: LiveGame, move: MoveRecord) -> None:
+        """Apply a logged table entry (see services.kit.table) to the live game."""
+        table, at, seat = game.table, move.applied_at, move.seat
+        data = {e["kind"]: e.get("data", {}) for e in move.events}
+        if move.move == tables.JOIN:
+            name = data["player_joined"]["name"]
+            table.join(seat, name, data["seat_token"]["sha256"], at, self.engine.to_act(game.state))
+        elif move.move == tables.LEAVE:
+            table.leave(seat)
+        elif move.move == tables.RESIGN:
+            why = "forfeited on time" if "timeout" in data else "resigned"
+            table.resign(seat, at, game.record.players, why)
+        elif move.move == tables.EXPIRE:
+            table.end("EXPIRED", game.record.players, "nobody took the open seats in time")
+        elif move.move == tables.ABANDON:
+            table.end("ABANDONED", game.record.players, "nobody moved for too long")
+        else:
+            raise ValueError(f"unknown table entry {move.move!r}")
+
+    def _kick(self, game: LiveGame) -> None:
+        """Let the service play the bot seats to act, off this call (a task per game)."""
+        if game.table.bot_to_move(self.engine.to_act(game.state)) is None:
+            return
+        game_id = game.record.game_id
+        if game_id in self._kicked:
+            return
+        task = asyncio.get_running_loop().create_task(self._play_bots(game_id))
+        self._kicked[game_id] = task
+        task.add_done_callback(_logged)
+
+    async def _play_bots(self, game_id: str) -> None:
+        """Bot moves, one per lock hold so other calls interleave, while a bot is to act."""
+        try:
+            while True:
+                async with self.locked(game_id) as game:
+                    seat = None
+                    if self.outcome(game) is None:
+                        seat = game.table.bot_to_move(self.engine.to_act(game.state))
+                    if seat is None:
+                        # Still under the lock: an entry after this one kicks a new task.
+                        self._kicked.pop(game_id, None)
+                        return
+                    await self._bot_move(game, seat, ())
+                await asyncio.sleep(0)
+        finally:
+            if self._kicked.get(game_id) is asyncio.current_task():
+                del self._kicked[game_id]
+
+    async def _bot_move(self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...]) -> None:
+        moves = self.engine.legal_moves(game.state, seat)
+        move = moves[0] if len(moves) == 1 else self._bot_rng.choice(moves)
+        level = game.table.seats[seat].level
+        event = _table_event(
+            "bot_move", f"the {level} bot moved for seat {seat}", seat, level=level
+        )
+        await self._apply_move(game, seat, move, extra=(*extra, event))
+
+    async def settle(self) -> None:
+        """Wait until no bot of this service is moving (tests, and a drain)."""
+        while self._kicked:
+            await asyncio.gather(*list(self._kicked.values()), return_exceptions=True)
+
+    async def sweep(self, limit: int = 100) -> int:
+        """Act on every game due now: deadlines passed, bots to move after a restart,
+        waiting tables expired, games abandoned. The number of entries logged."""
+        now = self.clock()
+        try:
+            due = await self.store.due(
+                self.game_type,
+                now,
+                waiting_ttl=self.waiting_ttl,
+                idle_seconds=self.idle_seconds,
+                limit=limit,
+            )
+        except StoreError as exc:
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+        done = 0
+        for game_id in due:
+            try:
+                done += await self.fire(game_id)
+            except (StaleVersion, Unavailable, GameCorrupt, GameNotFound) as exc:
+                # Another replica fired first, or the store is down: the next sweep sees.
+                _log.info("sweep_skipped", game_id=game_id, why=str(exc))
+        return done
+
+    async def fire(self, game_id: str) -> int:
+        """Whatever is due on one game now, at most one entry; 1 if one was logged."""
+        async with self.locked(game_id) as game:
+            if self.outcome(game) is not None:
+                return 0
+            now = self.clock()
+            table, players = game.table, game.record.players
+            to_act = self.engine.to_act(game.state)
+            if table.waiting:
+                if not self.waiting_ttl or game.record.created_at > now - self.waiting_ttl:
+                    return 0
+                table.end("EXPIRED", players, "nobody took the open seats in time")
+                event = _table_event("table_expired", "nobody took the open seats in time")
+                entry = tables.EXPIRE
+            elif (seat := table.overdue(to_act, now)) is not None:
+                timeout = _table_event("timeout", f"seat {seat} ran out of time", seat)
+                if table.plan.clock is not None and table.plan.clock.forfeit:
+                    await self._give_up(game, seat, "forfeited on time", (timeout,))
+                else:
+                    await self._bot_move(game, seat, (timeout,))
+                self._kick(game)
+                return 1
+            elif (seat := table.bot_to_move(to_act)) is not None:
+                await self._bot_move(game, seat, ())
+                self._kick(game)
+                return 1
+            elif (
+                table.plan.clock is None
+                and self.idle_seconds
+                and game.updated_at <= now - self.idle_seconds
+            ):
+                table.end("ABANDONED", players, "nobody moved for too long")
+                event = _table_event("game_abandoned", "nobody moved for too long")
+                entry = tables.ABANDON
+            else:
+                return 0
+            record = MoveRecord(
+                game.version + 1, tables.SERVICE_SEAT, entry, [event], applied_at=now, finished=True
+            )
+            await self._append(game, record)
+            return 1
+
+    async def list_games(self, **filters: Any) -> tuple[list[GameRecord], int]:
+        """A page of the lobby and how many tables are waiting."""
+        try:
+            games = await self.store.list_games(self.game_type, **filters)
+            waiting = await self.store.count_waiting(self.game_type)
+        except StoreError as exc:
+            raise Unavailable(f"the store is unavailable: {exc}") from exc
+        return games, waiting
 
     async def _previous(self, game: LiveGame, request_id: str, seat: int, move: Any) -> Turn:
         version = game.requests[request_id]
@@ -628,7 +1020,7 @@ class GameManager:
             if self._closing is not None:
                 # Admitted before the drain began, here after close_watchers ran.
                 raise self._closed_error(from_version)
-            seat = auth.seat_of(seat_token, game.record.token_hashes)
+            seat = self._seat(game, seat_token)
             if from_version is not None and from_version > game.version:
                 await self._follow(game)  # seen on another replica: read the log first
             if from_version is not None and not 0 <= from_version <= game.version:

@@ -89,6 +89,18 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "finished games are kept this long for history and replay, then removed (0: forever)"),
         S("sweep_interval", "TABLETOP_SWEEP_INTERVAL_SECONDS", "600", "float",
           "how often finished games past their retention are removed"),
+        S("waiting_ttl", "TABLETOP_WAITING_TTL_SECONDS", "3600", "float",
+          "a table whose open seats are not all taken this long after its creation expires "
+          "(0: never)"),
+        S("idle_game", "TABLETOP_IDLE_GAME_SECONDS", "604800", "float",
+          "a game in progress without a clock and without a move this long ends as abandoned "
+          "(0: never)"),
+        S("waiting_per_client", "TABLETOP_WAITING_PER_CLIENT", "20", "int",
+          "tables waiting for players one client address (or application key) may hold "
+          "(0: no limit)"),
+        S("clock_interval", "TABLETOP_CLOCK_INTERVAL_SECONDS", "0.5", "float",
+          "how often deadlines, bots to move and idle tables are checked: how late a "
+          "timeout may fire at most"),
         *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
     ]  # fmt: skip
 
@@ -237,6 +249,9 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         watch_queue_limit=cfg.watch_queue_limit,
         watch_stall_seconds=cfg.watch_stall_seconds,
         creators=creators.from_config(cfg),
+        waiting_ttl=cfg.waiting_ttl,
+        idle_seconds=cfg.idle_game,
+        waiting_per_client=cfg.waiting_per_client,
     )
     await manager.start()
     drain = Drain()
@@ -262,6 +277,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         sweeper = asyncio.get_running_loop().create_task(
             sweep(manager, cfg.retention, cfg.sweep_interval)
         )
+    clock = asyncio.get_running_loop().create_task(tick(manager, cfg.clock_interval))
     await server.start()
     probes = (
         await serve_health(cfg.host, cfg.health_port, health_servicer) if cfg.health_port else None
@@ -284,7 +300,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     manager.close_watchers("the service is shutting down")
     finished = await drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=drain.in_flight, all_finished=finished)
-    for task in (listener, sweeper):
+    for task in (listener, sweeper, clock):
         if task is not None:
             task.cancel()
     await store.close()
@@ -305,6 +321,19 @@ async def sweep(manager: GameManager, retention: float, interval: float) -> None
         else:
             if gone:
                 log.info("removed finished games", count=len(gone))
+        await asyncio.sleep(interval)
+
+
+async def tick(manager: GameManager, interval: float) -> None:
+    """Fire what is due (timeouts, bot moves, expiries) without any client call, every
+    ``interval``; at start that includes whatever fell due while the service was down."""
+    log = structlog.get_logger("clock")
+    while True:
+        try:
+            while await manager.sweep() >= 100:  # a full batch: more may be waiting
+                pass
+        except Exception:
+            log.exception("clock sweep failed; will try again")
         await asyncio.sleep(interval)
 
 

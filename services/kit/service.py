@@ -20,7 +20,7 @@ import grpc
 import structlog
 
 from client import render
-from services.kit import auth, limits, status, wire
+from services.kit import auth, limits, lobby, status, wire
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.metrics import GameMetrics
@@ -158,7 +158,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         return message
 
     async def create_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        players = request.players or info.min_players  # 0: the fewest the game allows
+        players = lobby.players_of(request, info)  # 0: one per listed seat, or the fewest
         options = codec.options_from_proto(request.options)
         seed = None
         if request.HasField("seed"):
@@ -168,6 +168,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         owner = None
         if manager.creators is not None:
             owner = manager.creators.owner(context.invocation_metadata(), context.peer())
+        plan = lobby.plan_from_request(request, players)
         game, tokens = await manager.create(
             players,
             options,
@@ -175,6 +176,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             owner=owner and owner.owner,
             owner_limit=owner.limit if owner else 0,
             quota=owner.quota if owner else "",
+            plan=plan,
         )
         structlog.contextvars.bind_contextvars(game_id=game.record.game_id)
         async with manager.locked(game.record.game_id) as live:
@@ -283,6 +285,39 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         snap, turns = await manager.history(game_id, _token(context), request.from_version, size)
         return pb2.GetHistoryResponse(game=wire.header(snap), turns=[wire.turn(t) for t in turns])
 
+    async def join_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = _game_id(request)
+        seat = request.seat if request.HasField("seat") else None
+        snap, seat, token = await manager.join(game_id, seat, request.player_name)
+        _bind_seat(seat)
+        return pb2.JoinGameResponse(
+            game=wire.header(snap),
+            seat_token=wire.seat_tokens(snap.seat_names, {seat: token})[0],
+            view=view(snap),
+        )
+
+    async def leave_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        snap = await manager.leave(_game_id(request), _token(context))
+        return pb2.LeaveGameResponse(game=wire.header(snap))
+
+    async def resign(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        snap, turn = await manager.resign(_game_id(request), _token(context))
+        _bind_seat(snap.viewer)
+        return pb2.ResignResponse(game=wire.header(snap), turn=wire.turn(turn))
+
+    seat_names = info.seat_names
+
+    async def list_games(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        query = lobby.query_from_request(request, info)
+        records, waiting = await manager.list_games(**query.filters(), limit=query.size + 1)
+        page = records[: query.size]
+        games = []
+        for record in page:
+            options = info.options_type.from_dict(record.options).to_dict()
+            games.append(wire.lobby_header(record, seat_names(record.players), options))
+        token = lobby.page_token(query, page[-1]) if len(records) > query.size else ""
+        return pb2.ListGamesResponse(games=games, next_page_token=token, waiting_tables=waiting)
+
     def unary(fn: Handler, name: str) -> grpc.RpcMethodHandler:
         # Requests arrive as bytes and are parsed inside the guard, so bytes that are not
         # a message get INVALID_ARGUMENT rather than grpc's own INTERNAL.
@@ -304,6 +339,10 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "ListMoves": unary(list_moves, "ListMoves"),
             "SubmitMove": unary(submit_move, "SubmitMove"),
             "GetHistory": unary(get_history, "GetHistory"),
+            "JoinGame": unary(join_game, "JoinGame"),
+            "LeaveGame": unary(leave_game, "LeaveGame"),
+            "Resign": unary(resign, "Resign"),
+            "ListGames": unary(list_games, "ListGames"),
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
             ),

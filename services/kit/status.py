@@ -35,6 +35,11 @@ _CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (errors.WatcherTooSlow, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (errors.Unavailable, grpc.StatusCode.UNAVAILABLE),
     (errors.GameCorrupt, grpc.StatusCode.DATA_LOSS),
+    (errors.SeatNotOpen, grpc.StatusCode.FAILED_PRECONDITION),
+    (errors.GameNotStarted, grpc.StatusCode.FAILED_PRECONDITION),
+    (errors.GameStarted, grpc.StatusCode.FAILED_PRECONDITION),
+    (errors.AlreadyGivenUp, grpc.StatusCode.FAILED_PRECONDITION),
+    (errors.BadPageToken, grpc.StatusCode.INVALID_ARGUMENT),
     (auth.MissingToken, grpc.StatusCode.UNAUTHENTICATED),
     (auth.BadToken, grpc.StatusCode.UNAUTHENTICATED),
 ]

@@ -3,18 +3,70 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from google.protobuf import timestamp_pb2
-from tabletop.common.v1 import game_pb2
+from google.protobuf import duration_pb2, timestamp_pb2
+from tabletop.common.v1 import game_pb2, table_pb2
 
+from services.kit import table as tables
 from services.kit.engine import Outcome
-from services.kit.games import Snapshot, Turn
+from services.kit.games import SeatInfo, Snapshot, Turn
+from services.kit.store import GameRecord
+
+SEAT_STATES = {
+    tables.OPEN: table_pb2.SEAT_STATE_OPEN,
+    tables.TAKEN: table_pb2.SEAT_STATE_TAKEN,
+    tables.BOT: table_pb2.SEAT_STATE_BOT,
+    tables.GIVEN_UP: table_pb2.SEAT_STATE_GIVEN_UP,
+}
+LEVELS = {
+    "easy": table_pb2.BOT_LEVEL_EASY,
+    "medium": table_pb2.BOT_LEVEL_MEDIUM,
+    "hard": table_pb2.BOT_LEVEL_HARD,
+}
+LEVEL_NAMES = {v: k for k, v in LEVELS.items()}
 
 
 def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
     ts = timestamp_pb2.Timestamp()
     ts.FromNanoseconds(int(seconds * 1_000_000_000))
     return ts
+
+
+def duration(seconds: float) -> duration_pb2.Duration:
+    d = duration_pb2.Duration()
+    d.FromNanoseconds(int(seconds * 1_000_000_000))
+    return d
+
+
+def seat(index: int, name: str, info: SeatInfo | None) -> game_pb2.Seat:
+    msg = game_pb2.Seat(index=index, name=name)
+    if info is None:
+        return msg
+    msg.state = SEAT_STATES[info.state]
+    msg.player_name = info.player_name
+    if info.state in (tables.BOT, tables.GIVEN_UP):
+        msg.bot_level = LEVELS.get(info.level, table_pb2.BOT_LEVEL_UNSPECIFIED)
+    if info.bank is not None:
+        msg.bank.CopyFrom(duration(info.bank))
+    if info.deadline is not None:
+        msg.deadline.CopyFrom(timestamp(info.deadline))
+    return msg
+
+
+def time_control(clock: tables.Clock) -> table_pb2.TimeControl:
+    msg = table_pb2.TimeControl(
+        on_timeout=table_pb2.TIMEOUT_ACTION_FORFEIT
+        if clock.forfeit
+        else table_pb2.TIMEOUT_ACTION_BOT_MOVES
+    )
+    if clock.per_decision is not None:
+        msg.per_decision.CopyFrom(duration(clock.per_decision))
+    if clock.bank is not None:
+        msg.bank.CopyFrom(duration(clock.bank))
+    if clock.increment:
+        msg.increment.CopyFrom(duration(clock.increment))
+    return msg
 
 
 def outcome(result: Outcome) -> game_pb2.Outcome:
@@ -31,10 +83,14 @@ def header(snap: Snapshot) -> game_pb2.GameHeader:
         game_id=snap.game_id,
         game_type=snap.game_type,
         version=snap.version,
-        seats=[game_pb2.Seat(index=i, name=n) for i, n in enumerate(snap.seat_names)],
+        seats=[
+            seat(i, n, snap.seats[i] if snap.seats else None) for i, n in enumerate(snap.seat_names)
+        ],
         status=(
             game_pb2.GAME_STATUS_FINISHED
             if snap.outcome is not None
+            else game_pb2.GAME_STATUS_WAITING
+            if snap.waiting
             else game_pb2.GAME_STATUS_IN_PROGRESS
         ),
         to_act=snap.to_act,
@@ -47,6 +103,50 @@ def header(snap: Snapshot) -> game_pb2.GameHeader:
         msg.viewer = snap.viewer
     if snap.options:
         msg.options.update(snap.options)
+    if snap.clock is not None:
+        msg.time_control.CopyFrom(time_control(snap.clock))
+    return msg
+
+
+LOBBY_STATUS = {
+    "waiting": game_pb2.GAME_STATUS_WAITING,
+    "in_progress": game_pb2.GAME_STATUS_IN_PROGRESS,
+    "finished": game_pb2.GAME_STATUS_FINISHED,
+}
+
+
+def lobby_header(
+    record: GameRecord, seat_names: Sequence[str], options: dict[str, Any]
+) -> game_pb2.GameHeader:
+    """A game as the lobby shows it, from its row alone: what a spectator may see, without
+    to_act or outcome (GetGame has them)."""
+    plan = tables.Plan.from_dict(record.table, record.players)
+    lobby = record.lobby or {}
+    cards = lobby.get("seats") or [{"state": tables.TAKEN, "name": "", "level": ""}] * len(
+        seat_names
+    )
+    status = (
+        game_pb2.GAME_STATUS_FINISHED
+        if record.finished_at is not None
+        else game_pb2.GAME_STATUS_WAITING
+        if record.waiting
+        else game_pb2.GAME_STATUS_IN_PROGRESS
+    )
+    msg = game_pb2.GameHeader(
+        game_id=record.game_id,
+        game_type=record.game_type,
+        version=record.version,
+        seats=[
+            seat(i, n, SeatInfo(c["state"], c["name"], c["level"], None, None))
+            for i, (n, c) in enumerate(zip(seat_names, cards, strict=True))
+        ],
+        status=status,
+        created_at=timestamp(record.created_at),
+        updated_at=timestamp(record.updated_at),
+    )
+    msg.options.update(options)
+    if plan.clock is not None:
+        msg.time_control.CopyFrom(time_control(plan.clock))
     return msg
 
 
@@ -69,11 +169,22 @@ def turn(record: Turn) -> game_pb2.TurnRecord:
     )
 
 
-def seat_tokens(names: Sequence[str], tokens: Sequence[str]) -> list[game_pb2.SeatToken]:
+def seat_tokens(names: Sequence[str], tokens: dict[int, str]) -> list[game_pb2.SeatToken]:
     return [
-        game_pb2.SeatToken(seat=i, name=name, token=token)
-        for i, (name, token) in enumerate(zip(names, tokens, strict=True))
+        game_pb2.SeatToken(seat=i, name=names[i], token=token)
+        for i, token in sorted(tokens.items())
     ]
 
 
-__all__ = ["event", "header", "outcome", "seat_tokens", "timestamp", "turn"]
+__all__ = [
+    "duration",
+    "event",
+    "header",
+    "lobby_header",
+    "outcome",
+    "seat",
+    "seat_tokens",
+    "time_control",
+    "timestamp",
+    "turn",
+]
