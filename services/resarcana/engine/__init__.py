@@ -8,6 +8,7 @@
 True
 """
 
+from services.resarcana.engine.determinize import determinize
 from services.resarcana.engine.game import (
     GAME,
     apply,
@@ -29,6 +30,7 @@ __all__ = [
     "State",
     "View",
     "apply",
+    "determinize",
     "legal_moves",
     "new_game",
     "outcome",
