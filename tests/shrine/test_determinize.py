@@ -1,6 +1,7 @@
 """The determinize hook: a seat's view, decisions and outcome never change, everything
 hidden from it is really re-dealt (and only that), hidden cards move only among hidden
-places of their own deck, and play goes on to the end from the states it makes.
+places of their own deck, the result depends only on what the seat sees and the seed,
+and play goes on to the end from the states it makes.
 
 The controls at the bottom hand these checks deliberately broken hooks, to show each
 check fails when the guarantee it stands for is broken.
@@ -22,6 +23,7 @@ from services.kit.engine import Rng
 from services.kit.testing import choose, random_game
 from services.shrine import engine
 from services.shrine.engine.content import CONTENT
+from services.shrine.engine.determinize import _hidden_slots, _redeal_codes
 from services.shrine.engine.state import Phase, State
 from tests.shrine.invariants import check_state, check_view
 
@@ -230,6 +232,71 @@ def test_a_seat_that_is_no_seat_is_refused() -> None:
         with pytest.raises(ValueError):
             engine.determinize(state, seat, random.Random(0))  # type: ignore[arg-type]
     assert state == before
+
+
+# -- (e) canonical: only what the seat sees, and the seed, decide the result ---------------
+
+OUTER_SEEDS = (0, 1, 2)  # s: the seed of the determinization compared
+INNER_SEEDS = (3, 4)  # t: seeds of states the seat cannot tell from the true one
+
+
+def assert_canonical(hook: Hook, state: State, seat: int | None) -> int:
+    """``hook(state, seat, Random(s)) == hook(hook(state, seat, Random(t)), seat,
+    Random(s))``: the inner call makes a state that differs from ``state`` only in what
+    ``seat`` cannot see, so an equal result shows the hook read nothing hidden. Returns
+    how many of those inner states really differed from ``state``."""
+    differed = 0
+    twins = []
+    for t in INNER_SEEDS:
+        twin = hook(copy.deepcopy(state), seat, random.Random(t))
+        twin.rng = copy.deepcopy(state.rng)  # differ in the hidden cards alone
+        differed += twin != state
+        twins.append(twin)
+    for s in OUTER_SEEDS:
+        det = hook(copy.deepcopy(state), seat, random.Random(s))
+        for twin in twins:
+            assert hook(twin, seat, random.Random(s)) == det, (
+                f"seed {s}: the result depends on what seat {seat} cannot see"
+            )
+    return differed
+
+
+def test_the_result_depends_only_on_what_the_seat_sees() -> None:
+    """Over many points of 24 random games, both seats and a spectator."""
+    checked = differed = 0
+    for _, _, state in all_states():
+        for seat in SEATS:
+            differed += assert_canonical(engine.determinize, state, seat)
+            checked += 1
+    assert checked > 100
+    # the twins were really different deals, most of the time
+    assert differed > checked
+
+
+def _from_true_order(state: State, seat: int | None, rng: random.Random) -> State:
+    """Broken: shuffles each pool of hidden Shape cards starting from the true order."""
+    det = copy.deepcopy(state)
+    if det.result is None:
+        _redeal_codes(det, seat, rng)
+    slots = _hidden_slots(det, seat)
+    for size in CONTENT.decks:
+        here = [(cards, i) for cards, i in slots if CONTENT.shapes[cards[i]].deck == size]
+        dealt = [cards[i] for cards, i in here]
+        rng.shuffle(dealt)
+        for (cards, i), card in zip(here, dealt, strict=True):
+            cards[i] = card
+    for player in det.players:
+        player.hand.sort()
+    det.rng = Rng(rng.getrandbits(64))
+    return det
+
+
+def test_the_canonical_check_catches_a_deal_from_the_true_order() -> None:
+    state = _shape_state()
+    assert_canonical(engine.determinize, state, 0)  # the real hook passes here
+    check_determinize(_with_hook(_from_true_order), copy.deepcopy(state), 0)  # a fair hook
+    with pytest.raises(AssertionError, match="cannot see"):
+        assert_canonical(_from_true_order, state, 0)
 
 
 # -- (d) play goes on to the end ----------------------------------------------------------

@@ -26,6 +26,7 @@ from services.kit.engine import (
     check_seat,
 )
 from services.shrine.engine.determinize import determinize
+from services.shrine.engine.evaluate import evaluate
 from services.shrine.engine.moves import Kind, Move, parse_move
 from services.shrine.engine.rules.setup import new_game
 from services.shrine.engine.rules.steps import TABLE, out_of_step
@@ -42,6 +43,7 @@ __all__ = [
     "View",
     "apply",
     "determinize",
+    "evaluate",
     "legal_moves",
     "new_game",
     "outcome",

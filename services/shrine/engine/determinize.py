@@ -46,6 +46,10 @@ def determinize(state: State, seat: int | None, rng: random.Random) -> State:
     re-dealt from ``rng``; ``state`` is never changed, and the same ``rng`` state gives
     an equal result.
 
+    The result is canonical: it depends only on what ``seat`` sees and on ``rng``, so two
+    states the seat cannot tell apart give the same result under the same ``rng`` state
+    (a bot's decision cannot depend on what it may not see).
+
     >>> from services.shrine import engine
     >>> state = engine.new_game(7, 2, engine.Options(radiant_shapes=True))
     >>> det = determinize(state, 0, random.Random(1))
@@ -87,11 +91,15 @@ def _hidden_slots(state: State, seat: int | None) -> list[Slot]:
 
 
 def _redeal_shapes(state: State, seat: int | None, rng: random.Random) -> None:
-    """Shuffle the unseen Shape cards of each deck size among that size's unseen places."""
+    """Shuffle the unseen Shape cards of each deck size among that size's unseen places.
+
+    Each pool is sorted before it is shuffled, so the deal never starts from the true
+    order: which card lies where is read from nothing but ``rng``.
+    """
     slots = _hidden_slots(state, seat)
     for size in CONTENT.decks:
         here = [(cards, i) for cards, i in slots if CONTENT.shapes[cards[i]].deck == size]
-        dealt = [cards[i] for cards, i in here]
+        dealt = sorted(cards[i] for cards, i in here)
         rng.shuffle(dealt)
         for (cards, i), card in zip(here, dealt, strict=True):
             cards[i] = card
