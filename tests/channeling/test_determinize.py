@@ -2,7 +2,8 @@
 
 The Channeling hides nothing but the order of the Magic Circle Card deck, from every seat
 and from spectators alike, so a determinized state must equal the true one in every other
-field, keep the deck's cards, and still play to the end.
+field, keep the deck's cards, and still play to the end; and, so that a bot cannot be
+steered by the hidden order, it must not depend on that order at all.
 """
 
 from __future__ import annotations
@@ -178,6 +179,65 @@ def test_doctest() -> None:
     assert result.attempted and not result.failed
 
 
+# --- canonical: what the seat cannot see changes nothing --------------------------------
+
+
+def twin(state: engine.State, rng: random.Random) -> engine.State:
+    """``state`` with what no seat can see changed: another deck order and generator."""
+    other = copy.deepcopy(state)
+    rng.shuffle(other.deck)
+    other.rng = Rng(rng.getrandbits(64))
+    return other
+
+
+def assert_canonical(
+    hook: Hook, state: engine.State, seat: int | None, seeds: range = range(3)
+) -> None:
+    """Under the same seed, ``state`` and any state the seat cannot tell from it (one
+    determinized with another seed, or a twin with another deck order and generator)
+    give the same determinized state: a bot's search cannot depend on the hidden order.
+    """
+    for s in seeds:
+        det = hook(state, seat, random.Random(s))
+        for t in range(2):
+            inner = hook(state, seat, random.Random(100 + t))
+            assert hook(inner, seat, random.Random(s)) == det, (
+                f"seeds {s}, {100 + t}: the hidden deck order showed through"
+            )
+        other = twin(state, random.Random(200 + s))
+        assert hook(other, seat, random.Random(s)) == det, (
+            f"seed {s}: the hidden deck order showed through (another order, same view)"
+        )
+
+
+def test_the_hidden_order_never_shows_through() -> None:
+    checked = 0
+    for seed in range(GAMES):
+        for state in game_states(seed):
+            for seat in SEATS:
+                assert_canonical(engine.determinize, state, seat)
+                checked += len(state.deck) > 1
+    assert checked > GAMES * POINTS, "states with a deck to re-order were checked"
+
+
+def _shuffles_the_true_order(
+    state: engine.State, seat: int | None, rng: random.Random
+) -> engine.State:
+    """A uniform shuffle, but of the deck as it truly lies."""
+    return _shuffle(state, rng)
+
+
+@pytest.mark.parametrize("seat", SEATS)
+def test_canonical_check_catches_a_shuffle_of_the_true_order(seat: int | None) -> None:
+    state = mid_game(3)
+    # It keeps every view, re-deals and is uniform: only the canonical check sees it.
+    check_determinize(_WithHook(_shuffles_the_true_order), state, seat)
+    assert_redealt(_shuffles_the_true_order, state, seat, range(16))
+    assert_uniform(_shuffles_the_true_order, with_deck_of(4))
+    with pytest.raises(AssertionError, match="the hidden deck order showed through"):
+        assert_canonical(_shuffles_the_true_order, state, seat)
+
+
 # --- play goes on from a determinized state ------------------------------------------
 
 
@@ -306,4 +366,5 @@ def test_controls_pass_the_true_hook() -> None:
     for seat in SEATS:
         check_determinize(engine, state, seat)
         assert_redealt(engine.determinize, state, seat, range(16))
+        assert_canonical(engine.determinize, state, seat)
     assert_uniform(engine.determinize, with_deck_of(4))

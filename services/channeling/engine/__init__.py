@@ -15,6 +15,7 @@ True
 from services.kit.engine import GameInfo
 
 from .determinize import determinize
+from .evaluate import evaluate
 from .moves import ChoosePath, FillGap, Move, MoveDruid, PlayGlyph, parse_move
 from .rules import apply, legal_moves, outcome, to_act
 from .state import SEAT_NAMES, State, new_game
@@ -44,6 +45,7 @@ __all__ = [
     "View",
     "apply",
     "determinize",
+    "evaluate",
     "legal_moves",
     "new_game",
     "outcome",
