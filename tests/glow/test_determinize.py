@@ -1,7 +1,9 @@
 """Glow's determinize hook: the kit's contract (check_determinize) at many moments of
 random games for every seat and the spectator; the hidden parts really re-dealt and
-nothing else touched; the result independent of the true hidden facts; play from a
-determinized state to the end; and broken variants of the hook caught by these tests."""
+nothing else touched; the result independent of the true hidden facts (the same state
+under the same seed from any state the seat cannot tell from the true one, whether that
+twin comes from the hook or is scrambled without it); play from a determinized state to
+the end; and broken variants of the hook caught by these tests."""
 
 from __future__ import annotations
 
@@ -191,16 +193,76 @@ def test_a_seat_keeps_its_own_face_down_spell_and_the_others_are_redealt() -> No
         )
 
 
+def _scramble(state: State, seat: int | None, rng: random.Random) -> State:
+    """Another state ``seat`` cannot tell from ``state``, made without the hook: the
+    hidden things shuffled starting from their true order (each deck place keeping its
+    pack, the box three of each, every spell place its size), a new generator and new
+    reroll keys. Before the deal nothing is dealt yet, so only the generator differs."""
+    twin = copy.deepcopy(state)
+    twin.rng = Rng(rng.getrandbits(64))
+    for player in twin.players:
+        player.stream = rng.getrandbits(64)
+    if state.step == ADVENTURERS:
+        return twin
+    box: list[int] = []
+    for pack in PACKS:
+        places = [i for i, c in enumerate(twin.deck) if COMPANIONS[c].pack == pack]
+        cards = [twin.deck[i] for i in places] + [c for c in twin.box if COMPANIONS[c].pack == pack]
+        rng.shuffle(cards)
+        for i, card in zip(places, cards, strict=False):
+            twin.deck[i] = card
+        box += cards[len(places) :]
+    twin.box = sorted(box)
+    others = [twin.players[i] for i in _others(state, seat)]
+    spells = twin.spell_pile + twin.spell_box + [s for p in others for s in p.hidden_spells]
+    rng.shuffle(spells)
+    pile, boxed = len(twin.spell_pile), len(twin.spell_box)
+    twin.spell_pile, twin.spell_box = spells[:pile], sorted(spells[pile : pile + boxed])
+    spells = spells[pile + boxed :]
+    for player in others:
+        count = len(player.hidden_spells)
+        player.hidden_spells, spells = spells[:count], spells[count:]
+    return twin
+
+
+def _dependent(hook: Hook, make_twin: Hook, twins: range, seeds: range) -> tuple[int, int]:
+    """(pairs checked, pairs where ``hook`` told apart two states the seat cannot):
+    for every moment, seat and the spectator, ``hook(state, seat, Random(s))`` against
+    ``hook(twin, seat, Random(s))``, each twin ``make_twin(state, seat, Random(t))``."""
+    checked = failed = 0
+    for state in _moments():
+        for seat in _seats(state):
+            mine = [hook(state, seat, random.Random(s)) for s in seeds]
+            for t in twins:
+                twin = make_twin(state, seat, random.Random(t))
+                for s, det in zip(seeds, mine, strict=True):
+                    checked += 1
+                    failed += hook(twin, seat, random.Random(s)) != det
+    return checked, failed
+
+
 def test_the_result_depends_only_on_what_the_seat_sees() -> None:
     """Two states the seat cannot tell apart (the second a determinization of the first)
     give the same determinization under the same seed: a search never learns the truth."""
-    for state in _moments()[::3]:
+    checked, failed = _dependent(determinize, determinize, range(1000, 1002), range(3))
+    assert failed == 0
+    assert checked >= GAMES * POINTS * 3 * 6
+
+
+def test_states_scrambled_without_the_hook_give_the_same_determinization() -> None:
+    """The same, with twins made independently of the hook (from the true order, not
+    sorted): what the hook keeps is only what the seat sees."""
+    pairs = redealt = 0
+    for state in _moments()[::2]:
         for seat in _seats(state):
-            for s in range(3):
-                twin = determinize(state, seat, random.Random(1000 + s))
-                assert determinize(twin, seat, random.Random(s)) == determinize(
-                    state, seat, random.Random(s)
-                )
+            twin = _scramble(state, seat, random.Random(7))
+            assert engine.view(twin, seat) == engine.view(state, seat)
+            assert _with_true_hidden_parts(twin, state, seat) == state, "a visible part moved"
+            pairs += 1
+            redealt += twin.deck != state.deck or twin.spell_pile != state.spell_pile
+    assert redealt > pairs // 2, f"the scrambled twins hardly differ: {redealt} of {pairs}"
+    checked, failed = _dependent(determinize, _scramble, range(2), range(2))
+    assert failed == 0 and checked > 0
 
 
 def test_play_continues_to_the_end_from_determinized_states() -> None:
@@ -296,6 +358,14 @@ def _unsorted(state: State, seat: int | None, rng: random.Random) -> State:
     return det
 
 
+def _unsorted_spells(state: State, seat: int | None, rng: random.Random) -> State:
+    """Shuffles the spell pile starting from its true order."""
+    det = determinize(state, seat, rng)
+    det.spell_pile = list(state.spell_pile)
+    rng.shuffle(det.spell_pile)
+    return det
+
+
 def _mid_game_with_face_down_spells() -> tuple[State, int]:
     for state in _moments():
         for seat in range(state.n):
@@ -346,8 +416,12 @@ def test_the_redeal_check_catches_a_hook_that_changes_what_is_on_the_table() -> 
         assert_redealt(state, seat, _dets(_rerolls_dice, state, seat))
 
 
-def test_the_independence_check_catches_a_hook_that_starts_from_the_true_order() -> None:
-    state, seat = _mid_game_with_face_down_spells()
-    twin = determinize(state, seat, random.Random(1000))
-    assert twin.deck != state.deck
-    assert _unsorted(twin, seat, random.Random(0)) != _unsorted(state, seat, random.Random(0))
+@pytest.mark.parametrize("hook", [_unsorted, _unsorted_spells])
+@pytest.mark.parametrize("make_twin", [determinize, _scramble])
+def test_the_independence_checks_catch_a_hook_that_starts_from_the_true_order(
+    hook: Hook, make_twin: Hook
+) -> None:
+    """A hook that shuffles the deck, or the spell pile, from its true order gives
+    different states for twins the seat cannot tell apart: the checks above would fail."""
+    checked, failed = _dependent(hook, make_twin, range(1000, 1001), range(1))
+    assert failed > checked // 10, (failed, checked)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from services.kit.engine import GameInfo
 
 from .determinize import determinize
+from .evaluate import evaluate
 from .game import apply, legal_moves, outcome, to_act
 from .moves import Move, parse_move
 from .rules.setup import MAX_PLAYERS, MIN_PLAYERS, new_game
@@ -40,6 +41,7 @@ __all__ = [
     "View",
     "apply",
     "determinize",
+    "evaluate",
     "legal_moves",
     "new_game",
     "outcome",
