@@ -1,0 +1,147 @@
+"""Bot decisions in worker processes, so a search never blocks the service's event loop.
+
+Workers are started with the "spawn" context, never "fork": the service runs threads
+(gRPC's, the store's), and a forked child inherits their locks in whatever state they
+were. Each worker imports every engine when it starts (``_load_engines``); ``warm()``
+starts them all ahead of the first decision, so that decision is not charged a
+process start.
+
+A decision that raises in a worker raises the same exception in the caller. An
+exception that cannot travel between processes (one whose constructor pickling cannot
+rebuild) is re-raised as :class:`BotFailure` carrying its type and message. A worker
+that dies breaks the executor: the decision raises ``BrokenProcessPool`` and the pool
+starts a fresh executor for the next one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import pickle
+import secrets
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from services import registry
+from services.kit.bots.levels import decide_text, level_of
+
+
+class BotFailure(RuntimeError):
+    """A decision failed in a worker with an exception that could not be sent back."""
+
+
+def default_workers() -> int:
+    """One less than the cores, at least one: the event loop keeps a core."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+def _load_engines() -> None:
+    for name in registry.names():
+        registry.by_name(name).engine()
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+def _decide_in_worker(
+    game_name: str,
+    snapshot: bytes,
+    seat: int,
+    level: str,
+    seed: int,
+    ms: float | None,
+    players: int | None,
+) -> str:
+    try:
+        state = pickle.loads(snapshot)
+        return decide_text(game_name, state, seat, level, seed, ms, players)
+    except Exception as exc:
+        try:
+            pickle.loads(pickle.dumps(exc))
+        except Exception:
+            raise BotFailure(f"{type(exc).__name__}: {exc}") from None
+        raise
+
+
+class BotPool:
+    """A process pool deciding bot moves; ``await decide(...)`` returns the move's text.
+
+    ``workers`` defaults to one less than the cores (at least one); the service passes
+    TABLETOP_BOT_WORKERS. ``ms_per_decision`` bounds each decision (the service passes
+    TABLETOP_BOT_MS_PER_DECISION); the level takes its share of it (levels.py).
+    """
+
+    def __init__(self, workers: int | None = None, ms_per_decision: float = 500.0) -> None:
+        if workers is not None and workers < 1:
+            raise ValueError(f"a bot pool needs at least one worker, not {workers}")
+        if ms_per_decision <= 0:
+            raise ValueError(f"the time per decision must be positive, not {ms_per_decision}")
+        self.workers = workers if workers is not None else default_workers()
+        self.ms_per_decision = ms_per_decision
+        self._executor = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_load_engines,
+        )
+
+    async def warm(self) -> None:
+        """Start every worker now (each imports the engines), not at the first decision."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(
+            *(loop.run_in_executor(self._executor, _ready) for _ in range(self.workers))
+        )
+
+    async def decide(
+        self,
+        game_name: str,
+        state: Any,
+        seat: int,
+        level: str,
+        *,
+        seed: int | None = None,
+        players: int | None = None,
+    ) -> str:
+        """``seat``'s move at ``level`` in the text form, decided in a worker.
+
+        ``seed`` makes the decision reproducible; by default it is drawn from the
+        system's generator (never derive it from the game's own seed).
+        """
+        level_of(level)  # an unknown level fails here, not in a worker
+        registry.by_name(game_name)
+        seed = seed if seed is not None else secrets.randbits(64)
+        # Taken now: the executor sends its arguments later, from another thread, and
+        # the live state may take another seat's move meanwhile.
+        snapshot = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        loop = asyncio.get_running_loop()
+        executor = self._executor
+        try:
+            return await loop.run_in_executor(
+                executor,
+                _decide_in_worker,
+                game_name,
+                snapshot,
+                seat,
+                level,
+                seed,
+                self.ms_per_decision,
+                players,
+            )
+        except BrokenProcessPool:
+            if self._executor is executor:
+                self._executor = self._start()
+            raise
+
+    def close(self) -> None:
+        """Stop the workers: queued decisions are cancelled, one under way is waited for
+        (at most its budget). From a coroutine, ``await aclose()`` instead."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    async def aclose(self) -> None:
+        """``close()`` off the event loop, so a search being finished does not block it."""
+        await asyncio.to_thread(self.close)
