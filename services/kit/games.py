@@ -202,6 +202,8 @@ class GameManager:
         waiting_ttl: float = 3600.0,
         idle_seconds: float = 7 * 86400.0,
         waiting_per_client: int = 20,
+        bots: Any = None,
+        bot_games: int = 1,
     ) -> None:
         self.engine = engine
         self.game_type = engine.GAME.name
@@ -223,7 +225,17 @@ class GameManager:
         self.idle_seconds = idle_seconds  # a game without a clock or a move is abandoned
         self.waiting_per_client = waiting_per_client
         self._bot_rng = random.Random()  # bot choices are logged, so need no seed
-        self._kicked: dict[str, asyncio.Task[None]] = {}  # games whose bots are moving
+        # Plays bot seats at their level (services.kit.bots.pool.BotPool); None: random.
+        self.bots = bots
+        # Games with a bot to move, served in turn, one decision each: a table of bots
+        # playing a long game does not hold up the bot of a table with people at it.
+        # ``bot_games`` runners take turns from the queue (as many as searches may run
+        # at once), so bots cannot take the whole process from the people on it.
+        self.bot_games = max(1, bot_games)
+        self._bot_queue: deque[str] = deque()
+        self._queued: set[str] = set()
+        self._bot_runners: set[asyncio.Task[None]] = set()
+        self._bots_warming: asyncio.Task[None] | None = None
 
     # --- creating and loading -----------------------------------------------------------
 
@@ -318,6 +330,8 @@ class GameManager:
         self.in_progress += 1
         self._remember(game)
         self.metrics.game_created(self.game_type)
+        if any(s.state == tables.BOT for s in table.seats):
+            self._warm_bots()
         self._kick(game)
         return game, tokens
 
@@ -819,47 +833,93 @@ class GameManager:
             raise ValueError(f"unknown table entry {move.move!r}")
 
     def _kick(self, game: LiveGame) -> None:
-        """Let the service play the bot seats to act, off this call (a task per game)."""
+        """Queue the game if a bot seat is to act: the service plays it, off this call."""
         if game.table.bot_to_move(self.engine.to_act(game.state)) is None:
             return
         game_id = game.record.game_id
-        if game_id in self._kicked:
-            return
-        task = asyncio.get_running_loop().create_task(self._play_bots(game_id))
-        self._kicked[game_id] = task
-        task.add_done_callback(_logged)
+        self._warm_bots()
+        if game_id not in self._queued:
+            self._queued.add(game_id)
+            self._bot_queue.append(game_id)
+        while len(self._bot_runners) < self.bot_games and len(self._bot_runners) < len(
+            self._bot_queue
+        ):
+            task = asyncio.get_running_loop().create_task(self._run_bots())
+            self._bot_runners.add(task)
+            task.add_done_callback(self._bot_runners.discard)
+            task.add_done_callback(_logged)
 
-    async def _play_bots(self, game_id: str) -> None:
-        """Bot moves, one per lock hold so other calls interleave, while a bot is to act."""
-        try:
-            while True:
-                async with self.locked(game_id) as game:
-                    seat = None
-                    if self.outcome(game) is None:
-                        seat = game.table.bot_to_move(self.engine.to_act(game.state))
-                    if seat is None:
-                        # Still under the lock: an entry after this one kicks a new task.
-                        self._kicked.pop(game_id, None)
-                        return
-                    await self._bot_move(game, seat, ())
-                await asyncio.sleep(0)
-        finally:
-            if self._kicked.get(game_id) is asyncio.current_task():
-                del self._kicked[game_id]
+    def _warm_bots(self) -> None:
+        """Start the bot pool's workers at the first bot seat, not at the first search:
+        a process start is a second or more, which no bot's first move should wait for.
+        Not at service start, so a service whose games have no bots starts none."""
+        if self._bots_warming is None and self.bots is not None and hasattr(self.bots, "warm"):
+            self._bots_warming = asyncio.get_running_loop().create_task(self.bots.warm())
+            self._bots_warming.add_done_callback(_logged)
+
+    async def _run_bots(self) -> None:
+        """Take games from the queue in turn: one bot decision each, then to the back."""
+        while self._bot_queue:
+            game_id = self._bot_queue.popleft()
+            self._queued.discard(game_id)
+            try:
+                again = await self._one_bot_move(game_id)
+            except Exception as exc:  # the next entry or the clock's sweep tries again
+                _log.warning("bot_move_failed", game_id=game_id, error=repr(exc))
+                again = False
+            if again and game_id not in self._queued:
+                self._queued.add(game_id)
+                self._bot_queue.append(game_id)
+            await asyncio.sleep(0)
+
+    async def _one_bot_move(self, game_id: str) -> bool:
+        """One bot decision on the game, if one is due; whether another follows."""
+        async with self.locked(game_id) as game:
+            if self.outcome(game) is not None:
+                return False
+            seat = game.table.bot_to_move(self.engine.to_act(game.state))
+            if seat is None:
+                return False
+            await self._bot_move(game, seat, ())
+            if self.outcome(game) is not None:
+                return False
+            return game.table.bot_to_move(self.engine.to_act(game.state)) is not None
 
     async def _bot_move(self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...]) -> None:
-        moves = self.engine.legal_moves(game.state, seat)
-        move = moves[0] if len(moves) == 1 else self._bot_rng.choice(moves)
+        """The bot's move for ``seat`` (lock held), logged as that seat's move.
+
+        With a bot pool the level's search runs in a worker process, so the event loop
+        and every other game go on; this game waits for it (its lock is held, so no
+        other entry can slip in between the decision and its append). Without one (tests,
+        tools), or if the search fails, a uniformly random legal move: a bot never stalls
+        a game.
+        """
         level = game.table.seats[seat].level
+        moves = self.engine.legal_moves(game.state, seat)
+        move = moves[0] if len(moves) == 1 else None
+        if move is None and self.bots is not None:
+            try:
+                text = await self.bots.decide(
+                    self.game_type, game.state, seat, level, players=game.record.players
+                )
+                move = self.engine.parse_move(text)
+            except Exception as exc:
+                _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))
+                move = None
+            if move is not None and move not in moves:
+                _log.warning("bot_move_not_legal", seat=seat, level=level)
+                move = None
+        if move is None:
+            move = self._bot_rng.choice(moves)
         event = _table_event(
             "bot_move", f"the {level} bot moved for seat {seat}", seat, level=level
         )
         await self._apply_move(game, seat, move, extra=(*extra, event))
 
     async def settle(self) -> None:
-        """Wait until no bot of this service is moving (tests, and a drain)."""
-        while self._kicked:
-            await asyncio.gather(*list(self._kicked.values()), return_exceptions=True)
+        """Wait until no bot of this service has a move to make (tests)."""
+        while self._bot_runners:
+            await asyncio.gather(*list(self._bot_runners), return_exceptions=True)
 
     async def sweep(self, limit: int = 100) -> int:
         """Act on every game due now: deadlines passed, bots to move after a restart,

@@ -20,6 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from services import registry
 from services.kit import config, creators, logs, overload, reflection
+from services.kit.bots.pool import BotPool
 from services.kit.drain import Drain, leave
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
@@ -98,6 +99,10 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
         S("waiting_per_client", "TABLETOP_WAITING_PER_CLIENT", "20", "int",
           "tables waiting for players one client address (or application key) may hold "
           "(0: no limit)"),
+        S("bot_workers", "TABLETOP_BOT_WORKERS", "0", "int",
+          "processes searching bot moves (0: one less than the cores, at least one)"),
+        S("bot_ms", "TABLETOP_BOT_MS_PER_DECISION", "500", "float",
+          "the time a hard bot takes for one decision (medium a fifth of it)"),
         S("clock_interval", "TABLETOP_CLOCK_INTERVAL_SECONDS", "0.5", "float",
           "how often deadlines, bots to move and idle tables are checked: how late a "
           "timeout may fire at most"),
@@ -239,6 +244,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     spec = GameService.load(entry)
     metrics = GameMetrics(entry.name)
     store = CountedStore(open_store_or_exit(cfg.store_url), metrics)
+    bots = BotPool(cfg.bot_workers or None, cfg.bot_ms)
     manager = GameManager(
         spec.engine,
         store,
@@ -252,6 +258,8 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         waiting_ttl=cfg.waiting_ttl,
         idle_seconds=cfg.idle_game,
         waiting_per_client=cfg.waiting_per_client,
+        bots=bots,
+        bot_games=bots.workers,
     )
     await manager.start()
     drain = Drain()
@@ -303,6 +311,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     for task in (listener, sweeper, clock):
         if task is not None:
             task.cancel()
+    await bots.aclose()
     await store.close()
     log.info("stopped")
     # Not server.stop (nor the probe port's): it would cancel the calls that reach it

@@ -42,7 +42,11 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
     try:
         routes = {}
         for name in GAMES:
-            env = {"TABLETOP_STORE_URL": "memory://", "TABLETOP_ACCESS_LOG": "false"}
+            env = {
+                "TABLETOP_STORE_URL": "memory://",
+                "TABLETOP_ACCESS_LOG": "false",
+                "TABLETOP_BOT_MS_PER_DECISION": "20",  # bots decide fast: tests, not play
+            }
             process = start_process(f"services.{name}", env, logs / f"{name}.log")
             started.append(process)
             routes[f"TABLETOP_ROUTE_{name.upper()}"] = process.address

@@ -76,12 +76,13 @@ def play_out(clients: dict[int, tuple[ReflectedClient, str]], game_id: str, rng)
     raise AssertionError("the game did not end")
 
 
+# Bots that decide in milliseconds: these tests are about tables, not strength.
+FAST_BOTS = {"TABLETOP_STORE_URL": "memory://", "TABLETOP_BOT_MS_PER_DECISION": "10"}
+
+
 def stack(tmp_path, *games: str):
     """One service process per game and a gateway routing to them."""
-    services = [
-        start_process(f"services.{g}", {"TABLETOP_STORE_URL": "memory://"}, tmp_path / f"{g}.log")
-        for g in games
-    ]
+    services = [start_process(f"services.{g}", FAST_BOTS, tmp_path / f"{g}.log") for g in games]
     routes = {
         f"TABLETOP_ROUTE_{g.upper()}": s.address for g, s in zip(games, services, strict=True)
     }

@@ -120,6 +120,7 @@ def _start(
             "TABLETOP_STORE_URL": "memory://",
             "TABLETOP_ALLOW_SEED": "true",
             "TABLETOP_ACCESS_LOG": "false",
+            "TABLETOP_BOT_MS_PER_DECISION": "50",  # the README's bot games end quickly
         }
         process = start_process(entry.package, env, logs / f"{entry.name}.log")
         started.append(process)
