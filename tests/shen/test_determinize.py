@@ -269,3 +269,75 @@ def test_random_play_reaches_an_outcome_from_determinized_states(players, option
             final = engine.outcome(det)
             assert final is not None and engine.to_act(det) == ()
             check_determinize(engine, det, viewer)  # the end can be determinized too
+
+
+# --- canonical: only what the seat sees shapes the re-deal ------------------------------
+
+CANON_SEEDS = range(3)
+
+
+def assert_canonical(hook: Hook, state: engine.State, seat: int | None) -> int:
+    """Under each seed, ``hook`` gives one state for ``state`` and for each state the seat
+    cannot tell from it (the real hook's re-deals of it under other seeds: other hidden
+    cards, deck orders and generator): what the seat may not see cannot shape the result.
+    Returns how many twins hold other cards where ``state`` does (where the check has
+    teeth; the generator always differs)."""
+    differ = 0
+    seen = engine.view(state, seat)
+    for t in CANON_SEEDS:
+        twin = engine.determinize(state, seat, random.Random(1000 + t))
+        assert engine.view(twin, seat) == seen
+        differ += any(
+            (mine.hand, mine.deck) != (true.hand, true.deck)
+            for mine, true in zip(twin.players, state.players, strict=True)
+        )
+        for s in CANON_SEEDS:
+            assert hook(twin, seat, random.Random(s)) == hook(state, seat, random.Random(s)), (
+                f"seat {seat}, seeds {s}, {t}: hidden cards shaped the re-deal"
+            )
+    return differ
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_states_a_seat_cannot_tell_apart_determinize_alike(config):
+    players, options, _ = CONFIGS[config]
+    differ = 0
+    for seed in range(2):
+        for state in states_along(seed, players, options):
+            for seat in [*range(players), None]:
+                differ += assert_canonical(engine.determinize, state, seat)
+    assert differ > 0, "no twin differed from its state: the check proved nothing"
+
+
+def _from_true_order(state, seat, rng):
+    """Wrong: shuffles each pool from the order it finds it in (the hidden true order)."""
+    det = copy.deepcopy(state)
+    for player in det.players:
+        if player.seat == seat:
+            rng.shuffle(player.deck)
+        else:
+            unseen = player.hand + player.deck
+            rng.shuffle(unseen)
+            player.hand, player.deck = (
+                sorted(unseen[: len(player.hand)]),
+                unseen[len(player.hand) :],
+            )
+    det.rng = Rng(rng.getrandbits(64))
+    return det
+
+
+def _keeps_the_generator(state, seat, rng):
+    """Wrong: re-deals canonically but seeds future draws from the true generator."""
+    det = engine.determinize(state, seat, rng)
+    det.rng = Rng(copy.deepcopy(state.rng).getrandbits(64) ^ rng.getrandbits(64))
+    return det
+
+
+@pytest.mark.parametrize("hook", [_from_true_order, _keeps_the_generator])
+def test_control_the_canonical_check_catches_a_hook_reading_hidden_parts(hook):
+    state = midgame()
+    assert_canonical(engine.determinize, state, 0)  # the real hook passes here
+    check_determinize(_WithHook(hook), copy.deepcopy(state), 0)  # the contract holds
+    assert_redeals(hook, copy.deepcopy(state), 0)  # and it re-deals
+    with pytest.raises(AssertionError, match="hidden cards shaped the re-deal"):
+        assert_canonical(hook, state, 0)

@@ -15,6 +15,7 @@ from services.kit.engine import GameInfo
 
 from .content import CARDS, POOL, Card
 from .determinize import determinize
+from .evaluate import evaluate
 from .moves import Kind, Move, parse_move
 from .rules import apply, legal_moves, outcome, to_act
 from .state import Avatar, Combat, Player, State, Step, new_game, seat_names, sides
@@ -50,6 +51,7 @@ __all__ = [
     "View",
     "apply",
     "determinize",
+    "evaluate",
     "legal_moves",
     "new_game",
     "outcome",

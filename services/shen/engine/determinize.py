@@ -22,6 +22,13 @@ seen leaving it; and a deck rebuilt from a discard pile (public when it was shuf
 holds only cards of that pile, so an opponent's hand keeps the cards it held before.
 Without a record of those, unseen cards are re-dealt among all of a player's unseen
 places; the bots' samples are then slightly wider than the seat's true belief.
+
+The re-deal is canonical: it reads only what the seat sees (each pool of unseen cards
+is sorted before it is shuffled, and the generator is replaced, never read) plus the rng
+it is given; the rest is copied as it is, all of it on the table or (the initial deck
+lists) following from the game's options. Two states the seat cannot tell apart give the
+same result under the same seed, so a bot's decisions cannot depend on what it may not
+see.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ def determinize(state: State, seat: int | None, rng: random.Random) -> State:
     det = copy.deepcopy(state)
     for player in det.players:
         if player.seat == seat:
+            # Sorted first: the shuffle must not start from the true (hidden) order.
+            player.deck.sort()
             rng.shuffle(player.deck)
         else:
             _redeal(player, rng)
@@ -57,7 +66,9 @@ def determinize(state: State, seat: int | None, rng: random.Random) -> State:
 
 def _redeal(player: Player, rng: random.Random) -> None:
     """Deal the player's unseen cards back into a hand and a deck of the same sizes."""
-    unseen = player.hand + player.deck
+    # Sorted first: which of these cards are in the hand and in what order the deck lies
+    # is hidden, so neither may shape the deal.
+    unseen = sorted(player.hand + player.deck)
     rng.shuffle(unseen)
     held = len(player.hand)
     player.hand = sorted(unseen[:held])  # hands are kept sorted
