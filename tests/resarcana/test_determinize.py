@@ -116,6 +116,11 @@ def restore_hidden(det: E.State, truth: E.State, seat: int | None) -> E.State:
         for name in ("hand", "mage_options", "draft_offer", "draft_kept", "draft_given", "gave"):
             setattr(mine, name, list(getattr(true, name)))
         mine.mage_choice = true.mage_choice
+    if seat is not None:  # the order of a hand held is not seen (the view sorts it)
+        mine, true = back.seats[seat], truth.seats[seat]
+        for name in ("hand", "draft_offer"):
+            if sorted(getattr(mine, name)) == sorted(getattr(true, name)):
+                setattr(mine, name, list(getattr(true, name)))
     return back
 
 
@@ -216,13 +221,64 @@ def _cards_of(state: E.State, s: int) -> set[int]:
 
 
 def assert_depends_only_on_what_the_seat_knows(
-    hook: Hook, state: E.State, seat: int | None
+    hook: Hook, state: E.State, seat: int | None, seeds: range = range(3)
 ) -> None:
-    """A state the seat cannot tell from ``state`` (one of its determinizations) gives the
-    same determinization for the same seed: a bot searching on them cannot cheat."""
-    for seed in range(3):
-        other = hook(state, seat, random.Random(1000 + seed))
-        assert hook(other, seat, random.Random(seed)) == hook(state, seat, random.Random(seed)), (
+    """A state the seat cannot tell from ``state`` (one of its determinizations, seed t)
+    gives the same determinization for the same seed s, for every s and t: a bot
+    searching on them cannot cheat."""
+    others = [hook(state, seat, random.Random(1000 + t)) for t in (0, 1)]
+    for s in seeds:
+        once = hook(state, seat, random.Random(s))
+        for other in others:
+            assert hook(other, seat, random.Random(s)) == once, (
+                "the result depends on what the seat cannot see"
+            )
+
+
+def blind_variant(state: E.State, seat: int | None) -> E.State:
+    """``state`` changed, by hand, only where ``seat`` cannot see: the generator, the
+    order of every pile it does not know, of hands (held, never laid out) and of the
+    cards its rival set aside for it, a card between a rival's hand and draw pile, and
+    the unchosen Mages in the box."""
+    other = copy.deepcopy(state)
+    other.rng = type(state.rng)(987654321)
+    looker = state.active if state.looking else None
+    back = _returned(state, seat, 1) if seat is not None else 0
+    _reverse(other.monument_deck, len(other.monument_deck) - back)
+    if seat != looker:
+        other.looking.reverse()
+    for s, me in enumerate(other.seats):
+        me.hand.reverse()
+        me.draft_offer.reverse()
+        _reverse(me.deck, len(me.deck) - (_returned(state, s, 0) if s == seat else 0))
+        me.draft_stack.reverse()
+        if s == seat:
+            continue
+        me.gave.reverse()
+        placing = {t[1] for t in state.tasks if t[0] == "enter"}
+        free = [i for i, c in enumerate(me.hand) if c not in placing]
+        asked_to_place = s == state.active and state.tasks and state.tasks[0][0] == "place_artifact"
+        if free and me.deck and not asked_to_place:  # swapped, the rival could not place
+            me.hand[free[0]], me.deck[0] = me.deck[0], me.hand[free[0]]
+    if state.options.setup == "draft" and state.phase not in (DRAFT, MAGE):
+        mages = [i for i, c in enumerate(other.box) if CONTENT[c].kind == "mage"]
+        unseen = [i for k, i in enumerate(mages) if seat is None or k != seat]  # 1 each
+        cards = [other.box[i] for i in unseen]
+        for i, card in zip(unseen, reversed(cards), strict=True):
+            other.box[i] = card
+    return other
+
+
+def _reverse(cards: list[int], stop: int) -> None:
+    cards[:stop] = cards[:stop][::-1]
+
+
+def assert_blind_to(hook: Hook, state: E.State, seat: int | None) -> None:
+    """A state changed only where the seat cannot see gives the same determinizations."""
+    other = blind_variant(state, seat)
+    assert E.view(other, seat) == E.view(state, seat), "the variant is not blind"
+    for s in range(2):
+        assert hook(other, seat, random.Random(s)) == hook(state, seat, random.Random(s)), (
             "the result depends on what the seat cannot see"
         )
 
@@ -269,6 +325,32 @@ def test_the_result_depends_only_on_what_the_seat_knows() -> None:
             assert_depends_only_on_what_the_seat_knows(E.determinize, state, seat)
 
 
+def test_the_result_is_blind_to_what_the_seat_cannot_see() -> None:
+    """States built by hand to differ only in what the seat cannot see (not by the hook
+    itself) give the same determinization; controls: a hook that kept the order of the
+    seat's own hand, or the unchosen Mages as they lie in the box, is caught."""
+    states = [s for s in sampled_states()[1::2] if s.phase != OVER]
+    states += [s for _, s in special_states()]
+    for state in states:
+        for seat in SEATS:
+            assert_blind_to(E.determinize, state, seat)
+    module = sys.modules["services.resarcana.engine.determinize"]
+    for part, seat in (("_forget_orders", 0), ("_redeal_unchosen_mages", None)):
+        kept = getattr(module, part)
+        setattr(module, part, lambda *args: None)
+        try:
+            caught = 0
+            for state in states:
+                try:
+                    assert_blind_to(E.determinize, state, seat)
+                except AssertionError as error:
+                    assert "cannot see" in str(error)
+                    caught += 1
+            assert caught > 0, f"without {part} no state was caught"
+        finally:
+            setattr(module, part, kept)
+
+
 def _asked_to_place(options: E.Options, seed: int) -> list[E.State]:
     """States of one random game where the player acting is asked to place an Artifact
     cheaper (a step only offered while one in hand can be afforded)."""
@@ -307,6 +389,64 @@ def test_the_rival_asked_to_place_an_artifact_keeps_one_it_can_place(
     module = sys.modules["services.resarcana.engine.determinize"]
     monkeypatch.setattr(module, "_still_decides", lambda state, seat: True)
     assert sum(_leaves_nothing_to_place(s) for s in states) > 0
+
+
+def _keeping_the_true_deal(truth: E.State) -> Callable[..., None]:
+    """The fallback this hook once had: when no re-deal leaves the rival a decision, every
+    re-dealt card is put back where it truly is."""
+
+    def fallback(det: E.State, s: int, zones: list, group: Any, rng: random.Random) -> None:
+        lists = {id(det.box): truth.box}
+        for mine, true in zip(det.seats, truth.seats, strict=True):
+            lists[id(mine.hand)], lists[id(mine.deck)] = true.hand, true.deck
+        for zone in zones:
+            for cards, i in zone:
+                cards[i] = lists[id(cards)][i]
+
+    return fallback
+
+
+def test_when_no_redeal_works_the_fallback_still_depends_only_on_what_the_seat_knows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a single re-deal tried, the fallback keeps the rival an Artifact to place
+    whenever that one fails, from the re-dealt cards: the contract holds, and states the
+    seat cannot tell apart (determinized with the usual tries, or changed by hand) give
+    the same result. Control: a fallback that kept the true deal is caught."""
+    states = [s for name, seed in ASKED_TO_PLACE for s in _asked_to_place(CONFIGS[name], seed)]
+    module = sys.modules["services.resarcana.engine.determinize"]
+    alike = [
+        [E.determinize(s, 1 - s.active, random.Random(100 + t)) for t in range(2)]
+        + [blind_variant(s, 1 - s.active)]
+        for s in states
+    ]
+    monkeypatch.setattr(module, "_TRIES", 1)
+    for state, others in zip(states, alike, strict=True):
+        seat = 1 - state.active
+        for det in check_determinize(E, state, seat, seeds=range(6), play=10):
+            assert any(m.kind == E.Kind.PLACE for m in E.legal_moves(det, det.active))
+        for s in range(3):
+            once = E.determinize(state, seat, random.Random(s))
+            for other in others:
+                assert E.determinize(other, seat, random.Random(s)) == once
+    real_fallback = module._hand_a_card_to_place
+    calls: list[int] = []
+    monkeypatch.setattr(module, "_hand_a_card_to_place", lambda *a: calls.append(a[1]))
+    for state in states:
+        for s in range(3):
+            E.determinize(state, 1 - state.active, random.Random(s))
+    assert calls, "the fallback was never needed"
+    monkeypatch.setattr(module, "_hand_a_card_to_place", real_fallback)
+    caught = 0
+    for state, others in zip(states, alike, strict=True):
+        seat = 1 - state.active
+        for s in range(3):
+            monkeypatch.setattr(module, "_hand_a_card_to_place", _keeping_the_true_deal(state))
+            once = E.determinize(state, seat, random.Random(s))
+            for other in others:
+                monkeypatch.setattr(module, "_hand_a_card_to_place", _keeping_the_true_deal(other))
+                caught += E.determinize(other, seat, random.Random(s)) != once
+    assert caught > 0
 
 
 def test_artifacts_left_in_the_box_may_be_the_rivals_but_the_cards_it_received_may_not() -> None:

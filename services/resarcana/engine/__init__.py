@@ -9,6 +9,7 @@ True
 """
 
 from services.resarcana.engine.determinize import determinize
+from services.resarcana.engine.evaluate import evaluate
 from services.resarcana.engine.game import (
     GAME,
     apply,
@@ -31,6 +32,7 @@ __all__ = [
     "View",
     "apply",
     "determinize",
+    "evaluate",
     "legal_moves",
     "new_game",
     "outcome",

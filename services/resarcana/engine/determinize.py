@@ -11,7 +11,8 @@ What is hidden (see ``view.py``) and where each hidden card may be instead:
   (offer, stack, kept and set-aside cards) and the Artifacts left in the box are all
   unseen: any of those cards may be in any of those places.
 - Mages before the reveal: the rival's two Mages are any of those not dealt to the seat
-  (with the box), and its secret choice is either of them.
+  (with the box), and its secret choice is either of them. After it, the Mage the rival
+  turned down is any of those in the box but the seat's own (a spectator knows neither).
 - After the draft ("look at the 4 cards you kept and the 4 cards you received"): a seat
   knows every card of its own, so its draw pile keeps its cards and only their order is
   re-dealt; the cards it set aside for the rival are the rival's. The rival's other
@@ -27,7 +28,11 @@ What is hidden (see ``view.py``) and where each hidden card may be instead:
 Each kind of card above keeps how many of it each place holds (that much the seat
 knows: the sizes are public and the kinds are its own knowledge), and the cards are
 drawn from a sorted pool, so the result depends only on what the seat knows and on
-``rng``: two states the seat cannot tell apart give equal determinizations.
+``rng``: two states the seat cannot tell apart give equal determinizations (a bot
+searching on them cannot cheat). Orders nobody is shown and play never reads (a hand,
+a draft offer, the cards a rival set aside) come out sorted, for the same reason; and
+when no re-deal keeps a rival's decision possible, the fallback mends the last re-deal,
+never goes back to the true one.
 
 What a perfect determinization would also account for, which the state does not record:
 cards put back on a pile by a finished look (their position is then known to the looker;
@@ -47,6 +52,7 @@ from services.kit.engine import Rng
 from services.resarcana.engine.content import CONTENT
 from services.resarcana.engine.game import legal_moves, to_act
 from services.resarcana.engine.state import ACTIONS, COLLECT, DRAFT, MAGE, Seat, State
+from services.resarcana.engine.tasks import can_place
 
 # The place of one hidden card: a list of the state and an index in it.
 Slot = tuple[list[int], int]
@@ -71,7 +77,10 @@ def determinize(state: State, seat: int | None, rng: random.Random) -> State:
         _redeal_artifacts(det, seat, hidden, rng)
         if seat is None and det.options.setup == "draft":
             _redeal_gifts(det, rng)
+    if det.phase not in (DRAFT, MAGE) and det.options.setup == "draft":
+        _redeal_unchosen_mages(det, seat, rng)
     _redeal_monuments(det, seat, rng)
+    _forget_orders(det, seat)
     return det
 
 
@@ -209,20 +218,66 @@ def _redeal_artifacts(
     # been carried out without asking): the seat sees that, so a re-deal must keep it
     # true ("place an Artifact ... cheaper" needs a card in hand it can afford). Trying
     # again keeps the re-deal uniform among those that do; the true deal is one of them.
-    true_deal = [[lst[i] for lst, i in zone] for zone in zones]
-    for _ in range(_TRIES):
+    for tries in range(1, _TRIES + 1):
         _deal(zones, group, rng)
-        if all(_still_decides(state, s) for s in hidden):
+        stuck = [s for s in hidden if not _still_decides(state, s)]
+        if not stuck:
             break
-    else:  # practically never (120 random games: at most 9 tries): keep the true deal
-        for zone, cards in zip(zones, true_deal, strict=True):
-            for (lst, i), card in zip(zone, cards, strict=True):
-                lst[i] = card
+        if tries == _TRIES:  # practically never (120 random games: at most 9 tries)
+            for s in stuck:
+                _hand_a_card_to_place(state, s, zones, group, rng)
     for s in hidden:
         state.seats[s].hand.sort()  # a hand has no order; sorted, it shows nothing either
 
 
-_TRIES = 200
+_TRIES = 200  # at least 1: every call re-deals
+
+
+def _hand_a_card_to_place(
+    state: State,
+    s: int,
+    zones: list[list[Slot]],
+    group: Callable[[int, int], int],
+    rng: random.Random,
+) -> None:
+    """After the last try, make the smallest change to the deal that lets hidden seat ``s``
+    still decide: the one step whose options depend on its hidden hand is "place an
+    Artifact ... cheaper", which needs a card in hand it can afford. One such card that
+    may be in ``s``'s cards is swapped in for one of the same group, then into its hand.
+
+    Built from the re-dealt cards only (never the true deal), so the result still
+    depends on nothing but what the seat knows and ``rng``. The true deal shows such a
+    card exists: it is pinned to ``s``'s cards, or of a group ``s``'s cards hold some of.
+    """
+    task = state.tasks[0]
+    assert task[0] == "place_artifact", f"no fallback for a hidden {task[0]!r} step"
+    hand = state.seats[s].hand
+    mine = zones[s]  # the hidden seat's hand slots (but a card being placed), then its pile's
+    in_hand = [slot for slot in mine if slot[0] is hand]
+    assert in_hand, f"seat {s} has no hidden card in hand"
+    groups_here = {group(lst[i], s) for lst, i in mine}
+    found: list[tuple[int, int, int]] = []  # (card, zone, index of its slot in the zone)
+    for z, zone in enumerate(zones):
+        for k, (lst, i) in enumerate(zone):
+            card = lst[i]
+            if (z == s or group(card, z) in groups_here) and can_place(state, s, card, task[1]):
+                found.append((card, z, k))
+    assert found, f"seat {s} can hold no Artifact it could place"
+    card, z, k = sorted(found)[rng.randrange(len(found))]
+    if z != s:  # swap it with a card of ``s`` of the same group
+        g = group(card, z)
+        same = sorted((lst[i], j) for j, (lst, i) in enumerate(mine) if group(lst[i], s) == g)
+        _, j = same[rng.randrange(len(same))]
+        _swap(zones[z][k], mine[j])
+        k = j
+    if mine[k][0] is not hand:  # then into the hand
+        _swap(mine[k], in_hand[rng.randrange(len(in_hand))])
+    assert _still_decides(state, s), "the fallback left the hidden seat without a decision"
+
+
+def _swap(a: Slot, b: Slot) -> None:
+    (la, ia), (lb, ib) = a, b
+    la[ia], lb[ib] = lb[ib], la[ia]
 
 
 def _still_decides(state: State, s: int) -> bool:
@@ -239,6 +294,31 @@ def _redeal_gifts(state: State, rng: random.Random) -> None:
         rival_cards = sorted(c for c in _owned(state.seats[1 - s]) if CONTENT[c].kind == "artifact")
         gave = state.seats[s].gave
         gave[:] = rng.sample(rival_cards, len(gave))
+
+
+def _redeal_unchosen_mages(state: State, seat: int | None, rng: random.Random) -> None:
+    """After the reveal, the box holds the Mages nobody was dealt, then each seat's
+    unchosen ones (seat 0's first: setup.play_mage). A seat knows its own; which of the
+    rest a rival turned down it does not (with more Mages than the draft deals), nor does
+    a spectator know whose is whose."""
+    slots = _box_slots(state, "mage")
+    per_seat = CONTENT.mages_dealt - 1
+    if seat is not None:
+        own = len(slots) - (2 - seat) * per_seat
+        del slots[own : own + per_seat]
+    _deal([slots], _everything_unknown, rng)
+
+
+def _forget_orders(state: State, seat: int | None) -> None:
+    """Orders the seat never sees and play never reads: its own hand and draft offer
+    (held, not laid out) and the order in which the rival set aside the cards it received
+    (face down, shown only as the 4 received). Sorted, they carry nothing hidden."""
+    if seat is None:
+        return
+    me = state.seats[seat]
+    me.hand.sort()
+    me.draft_offer.sort()
+    state.seats[1 - seat].gave.sort()
 
 
 def _redeal_monuments(state: State, seat: int | None, rng: random.Random) -> None:
