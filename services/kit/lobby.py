@@ -46,12 +46,17 @@ def players_of(request: Any, info: GameInfo) -> int:
     return request.players or len(request.seats) or info.min_players
 
 
-def plan_from_request(request: Any, players: int) -> tables.Plan | None:
+def plan_from_request(request: Any, players: int, info: GameInfo) -> tables.Plan | None:
     """The table CreateGame asks for; None when it asks for none (every seat the
     caller's, no clock: as before tables existed)."""
     clock = clock_from(request.time_control) if request.HasField("time_control") else None
     if not request.seats and clock is None:
         return None
+    if not info.min_players <= players <= info.max_players:
+        # Checked before a seat is listed: a player count of 2**31 lists none.
+        raise BadOptions(
+            f"{info.title} is for {info.min_players}-{info.max_players} players, not {players}"
+        )
     if request.seats and len(request.seats) != players:
         raise BadOptions(f"seats lists {len(request.seats)} seats for {players} players")
     seats = []

@@ -168,7 +168,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         owner = None
         if manager.creators is not None:
             owner = manager.creators.owner(context.invocation_metadata(), context.peer())
-        plan = lobby.plan_from_request(request, players)
+        plan = lobby.plan_from_request(request, players, info)
         game, tokens = await manager.create(
             players,
             options,

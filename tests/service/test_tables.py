@@ -250,3 +250,18 @@ async def test_a_table_of_bots_plays_itself_to_the_end_over_grpc():
             assert state.game.status == FINISHED
             assert {s.state for s in state.game.seats} == {table_pb2.SEAT_STATE_BOT}
             assert state.game.seats[0].player_name == "Bot (easy)"
+
+
+async def test_an_absurd_player_count_with_a_clock_is_refused_at_once():
+    # Found by fuzzing: the seats were listed before the player count was checked, so
+    # 2**31 - 1 players with a clock filled memory for minutes.
+    async with service_in_process("shrine") as running:
+        async with grpc.aio.insecure_channel(running.address) as channel:
+            client = GameClient("shrine", channel, timeout=5)
+            control = table_pb2.TimeControl(per_decision=duration_pb2.Duration(seconds=60))
+            for players in (2**31 - 1, -(2**31), 3):
+                await refused(
+                    client.create(players, time_control=control),
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "BAD_OPTIONS",
+                )
