@@ -80,10 +80,44 @@ endif
 golden: $(GEN_STAMP) ## rewrite the golden playthroughs (review the diff)
 	TABLETOP_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests -k golden
 
-lint: $(GEN_STAMP) ## ruff and buf lint
+# `buf breaking` compares the protos with those of the last release, which clients rely
+# on. RELEASE_COMMIT is that tag's commit (a clone may lack tags): change both together.
+RELEASE_TAG ?= v0.1.0
+RELEASE_COMMIT := a6cf048d7cede2b847f33c56387d2ab2fb9ef126
+
+lint: $(GEN_STAMP) ## ruff, mypy, buf lint, and buf breaking against RELEASE_TAG's protos
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/buf lint
+	@# The release's protos: its tag; else its commit; else the tag fetched from the
+	@# remote (a shallow clone lacks both). Without any of them buf breaking cannot run:
+	@# said plainly, and a failure under CI=true, where the check is required.
+	@against=""; why="there is no remote to fetch it from"; \
+	if git rev-parse -q --verify "refs/tags/$(RELEASE_TAG)^{commit}" >/dev/null 2>&1; then \
+		against=".git#tag=$(RELEASE_TAG)"; \
+	elif git cat-file -e "$(RELEASE_COMMIT)^{commit}" 2>/dev/null; then \
+		against=".git#ref=$(RELEASE_COMMIT)"; \
+	elif [ -n "$$(git remote 2>/dev/null)" ]; then \
+		depth=""; \
+		[ "$$(git rev-parse --is-shallow-repository 2>/dev/null)" = true ] && depth="--depth=1"; \
+		remote=$$(git remote | head -n 1); \
+		echo "lint: fetching tag $(RELEASE_TAG) from $$remote for buf breaking"; \
+		if git fetch -q $$depth "$$remote" "refs/tags/$(RELEASE_TAG):refs/tags/$(RELEASE_TAG)"; then \
+			against=".git#tag=$(RELEASE_TAG)"; \
+		else \
+			why="fetching it from $$remote failed"; \
+		fi; \
+	fi; \
+	if [ -n "$$against" ]; then \
+		echo "$(VENV)/bin/buf breaking --against '$$against'"; \
+		$(VENV)/bin/buf breaking --against "$$against"; \
+	else \
+		echo "lint: buf breaking could not run: neither tag $(RELEASE_TAG) nor commit" \
+			"$(RELEASE_COMMIT) is in this clone, and $$why$$( \
+			[ "$${CI:-}" = true ] && echo ' (CI=true: a failure)')"; \
+		[ "$${CI:-}" != true ]; \
+	fi
 
 format: $(STAMP) ## format the Python code
 	$(VENV)/bin/ruff format .

@@ -18,6 +18,7 @@ import asyncio
 import gc
 import time
 import tracemalloc
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from bench.stores import EngineScripts
 from client.api import GameClient
 from services import registry
 from services.kit.games import GameManager
-from services.kit.store import GameRecord, MoveRecord
+from services.kit.store import GameRecord, MoveRecord, Quarantined
 
 
 @dataclass
@@ -102,7 +103,7 @@ class DiscardStore:
     def __init__(self) -> None:
         self.versions: dict[str, int] = {}
 
-    async def create(self, game: GameRecord, owner_limit: int = 0) -> None:
+    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
         return None
 
     async def load(self, game_id: str) -> GameRecord | None:
@@ -122,8 +123,51 @@ class DiscardStore:
     async def count_active(self, game_type: str = "") -> int:
         return 0
 
+    async def list_games(
+        self,
+        game_type: str,
+        *,
+        status: str | None = None,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> list[GameRecord]:
+        return []
+
+    async def count_waiting(self, game_type: str) -> int:
+        return 0
+
+    async def due(
+        self,
+        game_type: str,
+        now: float,
+        *,
+        waiting_ttl: float,
+        idle_seconds: float,
+        limit: int = 100,
+    ) -> list[str]:
+        return []
+
+    async def quarantine(self, game_id: str, reason: str, at: float) -> None:
+        return None
+
+    async def quarantined(self) -> list[Quarantined]:
+        return []
+
+    async def release(self, game_id: str) -> bool:
+        return False
+
+    async def raw(self, game_id: str) -> dict[str, Any] | None:
+        return None
+
     async def close(self) -> None:
         return None
+
+
+def _given(move: Any) -> Callable[[], Any]:
+    """The decoder of a move already decoded."""
+    return lambda: move
 
 
 async def heap_share(name: str, games: int = 300) -> HeapShare:
@@ -137,7 +181,7 @@ async def heap_share(name: str, games: int = 300) -> HeapShare:
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        created = []
+        created: list[tuple[str, dict[int, str], list[tuple[int, Any]]]] = []
         for seed, moves in plays:
             game, tokens = await manager.create(scripts.players, scripts.options, seed)
             created.append((game.record.game_id, tokens, moves))
@@ -147,9 +191,7 @@ async def heap_share(name: str, games: int = 300) -> HeapShare:
         for game_id, tokens, moves in created:
             half = moves[: len(moves) // 2]
             for version, (seat, move) in enumerate(half):
-                await manager.submit(
-                    game_id, tokens[seat], lambda m=move: m, version, f"r{version}"
-                )
+                await manager.submit(game_id, tokens[seat], _given(move), version, f"r{version}")
             decisions += len(half)
         gc.collect()
         mid_game = tracemalloc.get_traced_memory()[0] - base

@@ -83,7 +83,12 @@ class ReportingInterceptor(grpc.UnaryUnaryClientInterceptor):
     def __init__(self, fire: Callable[..., Any]) -> None:
         self._fire = fire
 
-    def intercept_unary_unary(self, continuation, client_call_details, request):
+    def intercept_unary_unary(
+        self,
+        continuation: Callable[..., Any],
+        client_call_details: grpc.ClientCallDetails,
+        request: Any,
+    ) -> Any:
         started = time.perf_counter()
         call = continuation(client_call_details, request)
         exception: Exception | None = None

@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench import processes
+from bench.load import LoadFigures
 from bench.rpc import MoveScripts, submit_move_load
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -78,7 +79,7 @@ def summarize(raw: str, top: int = 25) -> str:
     return "\n".join(out)
 
 
-async def _drive(address: str, game: str, concurrency: int, seconds: float, cpu) -> object:
+async def _drive(address: str, game: str, concurrency: int, seconds: float, cpu) -> LoadFigures:
     scripts = MoveScripts(game)
     return await submit_move_load(
         "profile", address, game, scripts, concurrency, seconds, warmup=1.0, cpu=cpu
@@ -132,7 +133,7 @@ def main(argv: list[str]) -> None:
         _, err = sampler.communicate(timeout=args.seconds + 60)
         if sampler.returncode:
             raise SystemExit(f"py-spy failed: {err.decode(errors='replace')[-1000:]}")
-    f = figures.as_dict()  # type: ignore[attr-defined]
+    f = figures.as_dict()
     print(
         f"{args.game} via {args.via}, {args.concurrency} clients: {f['calls_per_second']:,.0f}"
         f" SubmitMove/s, p50 {f['p50_ms']:.2f} ms, p99 {f['p99_ms']:.2f} ms"

@@ -117,7 +117,7 @@ async def echo_load(
 ) -> LoadFigures:
     """The same closed loop against the echo service: gRPC with no work behind it."""
     async with channel(address) as chan:
-        echo = chan.unary_unary(METHOD)
+        echo: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = chan.unary_unary(METHOD)
         payload = b"x" * size
 
         async def make_worker(_: int):

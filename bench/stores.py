@@ -110,7 +110,7 @@ async def moves_per_second(
         budget = 4000 * (seconds + warmup) / concurrency / scripts.mean_length
         per_worker = int(budget) + 1
 
-        async def new_game() -> tuple[str, list[str], list[tuple[int, Any]]]:
+        async def new_game() -> tuple[str, dict[int, str], list[tuple[int, Any]]]:
             seed, moves = scripts.next()
             game, tokens = await manager.create(scripts.players, scripts.options, seed)
             return game.record.game_id, tokens, moves

@@ -52,7 +52,7 @@ def error_reason(error: grpc.RpcError) -> str:
     from grpc_status import rpc_status
 
     try:
-        found = rpc_status.from_call(error)  # type: ignore[arg-type]
+        found = rpc_status.from_call(error)  # type: ignore[arg-type]  # a raised RpcError is a Call
     except ValueError:  # a status whose details disagree with its code: no reason to read
         return ""
     for detail in found.details if found is not None else ():
@@ -161,9 +161,10 @@ class GameClient:
         request = self.pb2.WatchGameRequest(game_id=game_id)
         if from_version is not None:
             request.from_version = from_version
-        return self._method("WatchGame", streaming=True)(
+        stream: AsyncIterator[Any] = self._method("WatchGame", streaming=True)(
             request, metadata=bearer(token), timeout=timeout
         )
+        return stream
 
     async def play_random(
         self,

@@ -22,9 +22,9 @@ def main() -> int:
     service = sys.argv[1] if len(sys.argv) > 1 else ""
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=service), timeout=2
-            )
+            stub = health_pb2_grpc.HealthStub(channel)
+            check = stub.Check  # type: ignore[attr-defined]  # HealthStub's stub lacks its methods
+            reply = check(health_pb2.HealthCheckRequest(service=service), timeout=2)
     except grpc.RpcError as error:
         print(f"unhealthy: {error.code().name}", file=sys.stderr)
         return 1

@@ -23,6 +23,7 @@ import itertools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import structlog
@@ -62,8 +63,9 @@ class Backend:
     # Per channel: True (its last check answered SERVING), False (it did not), None (not
     # checked yet).
     healthy: list[bool | None] = field(default_factory=list)
-    _turn: itertools.cycle = field(init=False, repr=False)
-    _methods: dict[tuple[int, str, str], object] = field(default_factory=dict, repr=False)
+    _turn: itertools.cycle[int] = field(init=False, repr=False)
+    # Raw-bytes multicallables: unary_unary or unary_stream, as their kind says.
+    _methods: dict[tuple[int, str, str], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._turn = itertools.cycle(range(len(self.channels)))
@@ -86,7 +88,7 @@ class Backend:
         index = next(self._turn)
         return index, self.channels[index]
 
-    def method(self, kind: str, path: str) -> object:
+    def method(self, kind: str, path: str) -> Any:
         """A cached raw-bytes multicallable of the next channel for ``path``."""
         index, channel = self.next_channel()
         key = (index, kind, path)
@@ -108,7 +110,10 @@ def make_channel(
 async def _serving(channel: grpc.aio.Channel, service: str, timeout: float) -> bool:
     stub = health_pb2_grpc.HealthStub(channel)
     try:
-        reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+        check = stub.Check  # type: ignore[attr-defined]  # HealthStub's stub lacks its methods
+        reply: health_pb2.HealthCheckResponse = await check(
+            health_pb2.HealthCheckRequest(service=service), timeout=timeout
+        )
     except (TimeoutError, grpc.RpcError):
         return False
     return reply.status == health_pb2.HealthCheckResponse.SERVING
@@ -144,7 +149,7 @@ class Backends:
         results: dict[str, bool] = {}
         at = 0
         for backend in backends:
-            healthy = list(answers[at : at + len(backend.channels)])
+            healthy: list[bool | None] = list(answers[at : at + len(backend.channels)])
             at += len(backend.channels)
             up = any(healthy)
             if up != backend.up or healthy != backend.healthy:

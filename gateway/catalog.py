@@ -53,7 +53,11 @@ class Catalog(catalog_pb2_grpc.CatalogServiceServicer):
         return 0
 
     async def ListGames(
-        self, request: catalog_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
+        self,
+        request: catalog_pb2.ListGamesRequest,
+        context: grpc.aio.ServicerContext[
+            catalog_pb2.ListGamesRequest, catalog_pb2.ListGamesResponse
+        ],
     ) -> catalog_pb2.ListGamesResponse:
         out = catalog_pb2.ListGamesResponse()
         waiting = await asyncio.gather(*(self._waiting(entry) for entry, _ in self.games))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import grpc
@@ -31,7 +31,7 @@ _HOP_HEADERS = frozenset(
 
 
 def forward_metadata(
-    metadata: tuple[tuple[str, str | bytes], ...] | None, peer: str | None
+    metadata: Iterable[tuple[str, str | bytes]] | None, peer: str | None
 ) -> list[tuple[str, str | bytes]]:
     out = [(k, v) for k, v in metadata or () if not k.startswith(":") and k not in _HOP_HEADERS]
     if peer:
@@ -52,9 +52,11 @@ class Router(grpc.GenericRpcHandler):
         self.client_metrics = client_metrics
         self.unary_timeout = unary_timeout
         self.stream_timeout = stream_timeout
-        self._handlers: dict[str, grpc.RpcMethodHandler | None] = {}
+        self._handlers: dict[str, grpc.RpcMethodHandler[bytes, bytes] | None] = {}
 
-    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+    def service(
+        self, details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler[bytes, bytes] | None:
         path = details.method
         if path in self._handlers:
             return self._handlers[path]
@@ -62,7 +64,7 @@ class Router(grpc.GenericRpcHandler):
         self._handlers[path] = handler
         return handler
 
-    def _build(self, path: str) -> grpc.RpcMethodHandler | None:
+    def _build(self, path: str) -> grpc.RpcMethodHandler[bytes, bytes] | None:
         _, _, rest = path.partition("/")
         service, _, method = rest.partition("/")
         backend = self.backends.get(service)
@@ -83,7 +85,7 @@ class Router(grpc.GenericRpcHandler):
         metrics = self.client_metrics.call(UNARY, service, method)
         return grpc.unary_unary_rpc_method_handler(self._unary(backend, path, metrics))
 
-    def _timeout(self, context: grpc.aio.ServicerContext, default: float) -> float:
+    def _timeout(self, context: grpc.aio.ServicerContext[bytes, bytes], default: float) -> float:
         remaining = context.time_remaining()
         if remaining is None:
             return default
@@ -92,9 +94,9 @@ class Router(grpc.GenericRpcHandler):
     def _unary(self, backend: Backend, path: str, metrics: CallMetrics) -> Any:
         clock = time.perf_counter
 
-        async def forward(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        async def forward(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
             await _refuse_if_down(context, backend)
-            call = backend.method("unary_unary", path)(  # type: ignore[operator]
+            call = backend.method("unary_unary", path)(
                 request,
                 metadata=forward_metadata(context.invocation_metadata(), context.peer()),
                 timeout=self._timeout(context, self.unary_timeout),
@@ -104,7 +106,7 @@ class Router(grpc.GenericRpcHandler):
             t0 = clock()
             code = "UNKNOWN"
             try:
-                response = await call
+                response: bytes = await call
                 metrics.received.inc()
                 code = "OK"
             except grpc.aio.AioRpcError as error:
@@ -127,10 +129,10 @@ class Router(grpc.GenericRpcHandler):
         clock = time.perf_counter
 
         async def forward(
-            request: bytes, context: grpc.aio.ServicerContext
+            request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]
         ) -> AsyncIterator[bytes]:
             await _refuse_if_down(context, backend)
-            call = backend.method("unary_stream", path)(  # type: ignore[operator]
+            call = backend.method("unary_stream", path)(
                 request,
                 metadata=forward_metadata(context.invocation_metadata(), context.peer()),
                 timeout=self._timeout(context, self.stream_timeout),
@@ -159,7 +161,9 @@ class Router(grpc.GenericRpcHandler):
         return forward
 
 
-async def _relay_error(context: grpc.aio.ServicerContext, error: grpc.aio.AioRpcError) -> None:
+async def _relay_error(
+    context: grpc.aio.ServicerContext[bytes, bytes], error: grpc.aio.AioRpcError
+) -> None:
     """Pass the backend's status on as it is: code, message and details.
 
     A status the backend did not send (it was unreachable, or the deadline passed on the
@@ -181,7 +185,9 @@ async def _relay_error(context: grpc.aio.ServicerContext, error: grpc.aio.AioRpc
     await status.abort(context, status.status_for(code, message, reason))
 
 
-async def _refuse_if_down(context: grpc.aio.ServicerContext, backend: Backend) -> None:
+async def _refuse_if_down(
+    context: grpc.aio.ServicerContext[bytes, bytes], backend: Backend
+) -> None:
     """UNAVAILABLE at once when the game has no backend, or every one failed its health
     check: a call sent there would only wait for its deadline."""
     if not backend.channels:

@@ -260,7 +260,7 @@ def _spot(spot) -> str:
 def _province(view, header) -> list[str]:
     board = view.province
     spots = {s.id: s for s in board.spots}
-    links: dict[int, list[tuple[int, object]]] = {s: [] for s in spots}
+    links: dict[int, list[tuple[int, pb.Link]]] = {s: [] for s in spots}
     for link in board.links:
         links[link.a].append((link.b, link))
         links[link.b].append((link.a, link))

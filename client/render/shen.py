@@ -12,6 +12,8 @@ On the grid, spaces (lower case names) are the cells and vertices (capitals) the
 
 from __future__ import annotations
 
+from typing import Any
+
 from client.render.colour import paint
 
 WIDTH = 100
@@ -226,7 +228,7 @@ def _hand(view, cards: dict) -> list[str]:
     counted: dict[str, int] = {}
     for card_id in view.hand:
         counted[card_id] = counted.get(card_id, 0) + 1
-    parts = []
+    parts: list[tuple[str, tuple[str, ...]]] = []
     for card_id, count in counted.items():
         card = cards.get(card_id)
         text = f"{card.name} ({card.cost})" if card is not None else card_id
@@ -314,7 +316,7 @@ def board(view, header) -> str:
 def move(message) -> str:
     """The move's text form, the same as the engine's ``str(move)``."""
     kind = message.WhichOneof("kind")
-    m = getattr(message, kind) if kind else None
+    m: Any = getattr(message, kind) if kind else None
     if kind == "stone":
         return f"stone {m.vertex}"
     if kind == "draw":

@@ -17,7 +17,7 @@ from tabletop.shrine.v1 import shrine_pb2 as pb
 
 from client.render.colour import paint
 
-COLOURS = {
+COLOURS: dict[int, tuple[str, str]] = {
     pb.COLOUR_RED: ("red", "R"),
     pb.COLOUR_YELLOW: ("yellow", "Y"),
     pb.COLOUR_BLUE: ("blue", "B"),

@@ -31,9 +31,9 @@ from .engine.state import STAGE_NAMES, STEP_NAMES
 
 # Engine names and indexes <-> the proto enums (the enums spell the same names).
 _SYMBOL_PB = {name: pb.Symbol.Value(f"SYMBOL_{name.upper()}") for name in SYMBOLS}
-_SYMBOL_OF_PB = {value: SYMBOLS.index(name) for name, value in _SYMBOL_PB.items()}
+_SYMBOL_OF_PB: dict[int, int] = {value: SYMBOLS.index(name) for name, value in _SYMBOL_PB.items()}
 _COLOUR_PB = {name: pb.Colour.Value(f"COLOUR_{name.upper()}") for name in COLOURS}
-_COLOUR_OF_PB = {value: COLOURS.index(name) for name, value in _COLOUR_PB.items()}
+_COLOUR_OF_PB: dict[int, int] = {value: COLOURS.index(name) for name, value in _COLOUR_PB.items()}
 _BOARD_PB = {name: pb.Board.Value(f"BOARD_{name.upper()}") for name in BOARDS}
 _BOARD_OF_PB = {value: name for name, value in _BOARD_PB.items()}
 _STEP_PB = {name: pb.Step.Value(f"STEP_{name.upper()}") for name in STEP_NAMES}
@@ -43,9 +43,9 @@ _SOURCE_PB = {
     mv.TRACK: pb.REROLL_SOURCE_SCORE_TRACK,
     mv.LUMIPILI: pb.REROLL_SOURCE_LUMIPILI,
 }
-_SOURCE_OF_PB = {value: source for source, value in _SOURCE_PB.items()}
+_SOURCE_OF_PB: dict[int, int] = {value: source for source, value in _SOURCE_PB.items()}
 _PAYMENT_PB = {mv.FREE: pb.PAYMENT_FREE, mv.USE_DIE: pb.PAYMENT_DIE, mv.FOOT: pb.PAYMENT_FOOTPRINT}
-_PAYMENT_OF_PB = {value: payment for payment, value in _PAYMENT_PB.items()}
+_PAYMENT_OF_PB: dict[int, int] = {value: payment for payment, value in _PAYMENT_PB.items()}
 _ADVENTURER_BY_NAME = {a.name: a for a in ADVENTURERS}
 
 
@@ -260,7 +260,7 @@ def move_to_proto(move: engine.Move) -> pb.Move:
 # --- views ---------------------------------------------------------------------------
 
 
-def _symbol(index: int) -> int:
+def _symbol(index: int) -> pb.Symbol.ValueType:
     return _SYMBOL_PB[SYMBOLS[index]] if index >= 0 else pb.SYMBOL_UNSPECIFIED
 
 
@@ -299,7 +299,9 @@ def _companion_pb(companion: int) -> pb.Companion:
         rerolls=card.rerolls,
         sketal=card.die != NO_DIE,
         sketal_colour=(
-            _COLOUR_PB[COLOURS[card.die]] if card.die not in (ANY_COLOUR, NO_DIE) else 0
+            _COLOUR_PB[COLOURS[card.die]]
+            if card.die not in (ANY_COLOUR, NO_DIE)
+            else pb.COLOUR_UNSPECIFIED
         ),
         black_die=card.black_die,
     )

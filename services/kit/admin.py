@@ -28,6 +28,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from services.kit import auth
 from services.kit.creators import KeyConfigError, parse_keys
@@ -62,7 +63,7 @@ async def release(url: str, game_id: str) -> bool:
         await store.close()
 
 
-async def export(url: str, game_id: str) -> dict | None:
+async def export(url: str, game_id: str) -> dict[str, Any] | None:
     store = open_store(url)
     try:
         return await store.raw(game_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 class ConfigError(Exception):
@@ -72,6 +72,10 @@ class Config:
 
     def __repr__(self) -> str:
         return f"Config({self.__dict__!r})"
+
+    if TYPE_CHECKING:
+        # Settings are declared as data, so their attributes are known only at run time.
+        def __getattr__(self, key: str) -> Any: ...
 
 
 def load(settings: Sequence[Setting], environ: Mapping[str, str] | None = None) -> Config:

@@ -41,7 +41,9 @@ class Drain:
         self._idle.set()
         self._started = 0.0
 
-    async def admit(self, request: Any, context: grpc.aio.ServicerContext, streaming: bool) -> None:
+    async def admit(
+        self, request: Any, context: grpc.aio.ServicerContext[Any, Any], streaming: bool
+    ) -> None:
         if self.draining:
             await status.abort(
                 context,
@@ -55,7 +57,7 @@ class Drain:
         self.in_flight += 1
         self._idle.clear()
 
-    def release(self, ticket: None, context: grpc.aio.ServicerContext) -> None:
+    def release(self, ticket: None, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         self.in_flight -= 1
         if self.in_flight == 0:
             self._idle.set()

@@ -135,7 +135,7 @@ class Rng(random.Random):
     def __ne__(self, other: object) -> bool:
         return not self == other
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable: equal by its mutable state
 
     def __repr__(self) -> str:
         return "Rng(<hidden>)"
@@ -169,8 +169,14 @@ class Options:
     #: whose entry here is the old rule, e.g. ``{"evening": "roll"}``.
     STORED_BEFORE: typing.ClassVar[Mapping[str, Any]] = {}
 
+    if typing.TYPE_CHECKING:
+        # Each game's subclass is a dataclass (this base is not): the dataclasses functions
+        # take it.
+        __dataclass_fields__: typing.ClassVar[dict[str, dataclasses.Field[Any]]]
+
     def to_dict(self) -> dict[str, Any]:
-        return _jsonable(dataclasses.asdict(self))  # type: ignore[call-overload]
+        data: dict[str, Any] = _jsonable(dataclasses.asdict(self))
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Any:
@@ -179,7 +185,7 @@ class Options:
         Keys the stored row lacks take their ``STORED_BEFORE`` value (the rules the game
         was played under), else the field's default.
         """
-        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - names
         if unknown:
             raise BadOptions(f"unknown options: {', '.join(sorted(unknown))}")
@@ -222,7 +228,7 @@ class GameInfo:
     title: str  # "The Channeling"
     min_players: int
     max_players: int
-    options_type: type  # the game's Options dataclass
+    options_type: type[Options]  # the game's Options dataclass
     seat_names: Callable[[int], tuple[str, ...]]  # players -> a name per seat
     # (players, options) -> the seats that win or lose together (teams); None: each seat
     # is a side of its own. A resignation ends the game once one side is left.
@@ -246,9 +252,20 @@ class Engine(Protocol):
     def outcome(self, state: Any) -> Outcome | None: ...
     def to_act(self, state: Any) -> tuple[int, ...]: ...
     def parse_move(self, text: str) -> Any: ...
+    def determinize(self, state: Any, seat: int | None, rng: random.Random) -> Any:
+        """A new state consistent with what ``seat`` has seen, everything hidden from it
+        re-dealt (services/kit/determinize.py has the contract and its check)."""
+        ...
 
 
-def check_seat(engine: Engine, state: Any, seat: int | None) -> None:
+class Turns(Protocol):
+    """What :func:`check_seat` reads of an engine: a part of :class:`Engine`."""
+
+    def outcome(self, state: Any) -> Outcome | None: ...
+    def to_act(self, state: Any) -> tuple[int, ...]: ...
+
+
+def check_seat(engine: Turns, state: Any, seat: int | None) -> None:
     """Raise the error every engine raises for a seat that may not move now.
 
     Engines call this first in ``apply``: game over, then a seat with nothing to decide.

@@ -21,9 +21,9 @@ import random
 import secrets
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -164,8 +164,18 @@ def _table_event(kind: str, text: str, seat: int | None = None, **data: Any) -> 
     return event
 
 
+class Metrics(Protocol):
+    """What the manager reports (services.kit.metrics.GameMetrics, or NullMetrics)."""
+
+    def move_applied(self, game: str, engine_seconds: float) -> None: ...
+    def move_rejected(self, game: str, reason: str) -> None: ...
+    def games_live(self, game: str, count: int) -> None: ...
+    def game_created(self, game: str) -> None: ...
+    def game_finished(self, game: str) -> None: ...
+
+
 class NullMetrics:
-    """What the manager reports; the service passes its Prometheus-backed twin."""
+    """Reports to nowhere; the service passes its Prometheus-backed twin."""
 
     def move_applied(self, game: str, engine_seconds: float) -> None: ...
     def move_rejected(self, game: str, reason: str) -> None: ...
@@ -191,7 +201,7 @@ class GameManager:
         engine: Engine,
         store: Store,
         *,
-        metrics: NullMetrics | None = None,
+        metrics: Metrics | None = None,
         allow_seed: bool = False,
         max_live_games: int = 100_000,
         max_games: int = 0,
@@ -558,7 +568,7 @@ class GameManager:
             and seat != move.seat
             and not move.move.startswith(tables.TABLE_ENTRY)
         )
-        if secret:
+        if secret and self._public_move is not None:
             try:
                 public = self._public_move(self.engine.parse_move(move.move))
             except Exception as exc:  # the row changed since it was replayed
@@ -1073,7 +1083,7 @@ class GameManager:
 
     async def watch(
         self, game_id: str, seat_token: str | None, from_version: int | None
-    ) -> AsyncIterator[WatchItem]:
+    ) -> AsyncGenerator[WatchItem, None]:
         """The view now (``from_version`` None), or the turns after ``from_version``; then
         every new turn."""
         async with self.locked(game_id) as game:
@@ -1103,7 +1113,7 @@ class GameManager:
 
     async def _stream(
         self, game: LiveGame, watcher: _Watcher, backlog: list[WatchItem]
-    ) -> AsyncIterator[WatchItem]:
+    ) -> AsyncGenerator[WatchItem, None]:
         try:
             for item in backlog:
                 yield item

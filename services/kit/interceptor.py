@@ -43,10 +43,12 @@ _CODES = {c.value[0]: c for c in grpc.StatusCode}
 class Guard(Protocol):
     """Something that may refuse a call before it runs, and hears when it ends."""
 
-    async def admit(self, request: Any, context: grpc.aio.ServicerContext, streaming: bool) -> Any:
+    async def admit(
+        self, request: Any, context: grpc.aio.ServicerContext[Any, Any], streaming: bool
+    ) -> Any:
         """Abort the call (``context.abort``) or return a ticket for ``release``."""
 
-    def release(self, ticket: Any, context: grpc.aio.ServicerContext) -> None:
+    def release(self, ticket: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         """The call ended (whatever its status)."""
 
 
@@ -57,7 +59,9 @@ def split_method(full: str) -> tuple[str, str]:
     return service or "unknown", method or "unknown"
 
 
-def code_of(context: grpc.aio.ServicerContext, failed: BaseException | None) -> grpc.StatusCode:
+def code_of(
+    context: grpc.aio.ServicerContext[Any, Any], failed: BaseException | None
+) -> grpc.StatusCode:
     """The status a finished call ended with.
 
     A call the client cancelled (or whose deadline passed) ends with the handler's task
@@ -89,7 +93,7 @@ class _CountingContext:
 
     __slots__ = ("_call", "_context")
 
-    def __init__(self, context: grpc.aio.ServicerContext, call: CallMetrics) -> None:
+    def __init__(self, context: grpc.aio.ServicerContext[Any, Any], call: CallMetrics) -> None:
         self._context = context
         self._call = call
 
@@ -119,7 +123,17 @@ async def _counted(messages: Any, counter: Any) -> AsyncIterator[Any]:
             yield message
 
 
-def grpc_type_of(handler: grpc.RpcMethodHandler) -> str:
+def replace_behaviour(
+    handler: grpc.RpcMethodHandler[Any, Any], **behaviour: Any
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """``handler`` with the given behaviours swapped (``unary_unary=...`` and so on)."""
+    # grpc builds its method handlers as namedtuples; the stubs declare only the ABC.
+    replaced: grpc.RpcMethodHandler[Any, Any]
+    replaced = handler._replace(**behaviour)  # type: ignore[attr-defined]  # a namedtuple's
+    return replaced
+
+
+def grpc_type_of(handler: grpc.RpcMethodHandler[Any, Any]) -> str:
     if handler.request_streaming and handler.response_streaming:
         return BIDI_STREAM
     if handler.request_streaming:
@@ -142,13 +156,17 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         self._guards = tuple(guards)
         self._access_log = access_log
         self._quiet = quiet_services
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+        self._wrapped: dict[
+            str, tuple[grpc.RpcMethodHandler[Any, Any], grpc.RpcMethodHandler[Any, Any]]
+        ] = {}
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
         details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = await continuation(details)
         if handler is None:
             return handler
@@ -159,7 +177,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         self._wrapped[details.method] = (handler, wrapped)
         return wrapped
 
-    def _wrap(self, path: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    def _wrap(
+        self, path: str, handler: grpc.RpcMethodHandler[Any, Any]
+    ) -> grpc.RpcMethodHandler[Any, Any]:
         service, method = split_method(path)
         guards = () if path.startswith(UNGUARDED) else self._guards
         call = self._metrics.call(grpc_type_of(handler), service, method)
@@ -169,7 +189,11 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         response_streaming = bool(handler.response_streaming)
         request_streaming = bool(handler.request_streaming)
 
-        async def begin(request: Any, context: grpc.aio.ServicerContext, tickets: list) -> None:
+        async def begin(
+            request: Any,
+            context: grpc.aio.ServicerContext[Any, Any],
+            tickets: list[tuple[Guard, Any]],
+        ) -> None:
             """Count the call as started and run the guards (which may abort it)."""
             structlog.contextvars.clear_contextvars()
             call.started.inc()
@@ -181,8 +205,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 tickets.append((guard, await guard.admit(request, context, response_streaming)))
 
         def end(
-            context: grpc.aio.ServicerContext,
-            tickets: list,
+            context: grpc.aio.ServicerContext[Any, Any],
+            tickets: list[tuple[Guard, Any]],
             failed: BaseException | None,
             t0: float,
         ) -> None:
@@ -212,10 +236,10 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
 
         if not response_streaming:
 
-            async def single(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async def single(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 t0 = clock()
                 failed: BaseException | None = None
-                tickets: list = []
+                tickets: list[tuple[Guard, Any]] = []
                 try:
                     await begin(request, context, tickets)
                     response = inner(request_of(request), context)
@@ -230,14 +254,14 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 finally:
                     end(context, tickets, failed, t0)
 
-            return handler._replace(**{kind: single})
+            return replace_behaviour(handler, **{kind: single})
 
         if inspect.iscoroutinefunction(inner):
             # Reader/writer API: the handler writes its responses with context.write.
-            async def writer(request: Any, context: grpc.aio.ServicerContext) -> None:
+            async def writer(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
                 t0 = clock()
                 failed: BaseException | None = None
-                tickets: list = []
+                tickets: list[tuple[Guard, Any]] = []
                 try:
                     await begin(request, context, tickets)
                     await inner(request_of(request), _CountingContext(context, call))
@@ -247,12 +271,14 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 finally:
                     end(context, tickets, failed, t0)
 
-            return handler._replace(**{kind: writer})
+            return replace_behaviour(handler, **{kind: writer})
 
-        async def generator(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        async def generator(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
             t0 = clock()
             failed: BaseException | None = None
-            tickets: list = []
+            tickets: list[tuple[Guard, Any]] = []
             try:
                 await begin(request, context, tickets)
                 responses = inner(request_of(request), context)
@@ -264,4 +290,4 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             finally:
                 end(context, tickets, failed, t0)
 
-        return handler._replace(**{kind: generator})
+        return replace_behaviour(handler, **{kind: generator})

@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +30,7 @@ import grpc
 from prometheus_client import Counter
 
 from services.kit import status
+from services.kit.interceptor import replace_behaviour
 
 MAX_TRACKED = 100_000  # clients remembered; the least recently seen are forgotten
 # An address may fail this many times the per-game limit across all games before its
@@ -64,7 +65,7 @@ def game_of(request: Any) -> str | None:
     return request[2 : 2 + size].decode("utf-8", "replace")
 
 
-def client_address(context: grpc.aio.ServicerContext, trust_forwarded_for: bool) -> str:
+def client_address(context: grpc.aio.ServicerContext[Any, Any], trust_forwarded_for: bool) -> str:
     """The client a call comes from: its peer, or the gateway's x-forwarded-for if trusted."""
     if trust_forwarded_for:
         forwarded = forwarded_client(context.invocation_metadata())
@@ -224,11 +225,15 @@ class ClientLimits:
         self.auth = FailureWindow(failures * ADDRESS_FACTOR, window)  # by address
         self._limited = limited
 
-    def client(self, context: grpc.aio.ServicerContext) -> str:
+    def client(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
         return client_address(context, self.limits.trust_forwarded_for)
 
     async def _refuse(
-        self, context: grpc.aio.ServicerContext, limit: str, message: str, wait: float | None
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        limit: str,
+        message: str,
+        wait: float | None,
     ) -> None:
         self._limited.labels(limit).inc()
         metadata = {"limit": limit}
@@ -242,7 +247,7 @@ class ClientLimits:
         )
 
     async def admit(
-        self, request: Any, context: grpc.aio.ServicerContext, streaming: bool
+        self, request: Any, context: grpc.aio.ServicerContext[Any, Any], streaming: bool
     ) -> tuple[str, bool, str | None]:
         """Refuse the call if a limit says so; else the ticket (client, holds a stream,
         its (client, game) key)."""
@@ -273,7 +278,7 @@ class ClientLimits:
         return client, streaming, keyed
 
     def release(
-        self, ticket: tuple[str, bool, str | None], context: grpc.aio.ServicerContext
+        self, ticket: tuple[str, bool, str | None], context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
         client, stream, keyed = ticket
         if stream:
@@ -294,13 +299,18 @@ class _RefusingContext:
     """A servicer context whose ``abort`` with UNAUTHENTICATED answers the lockout's
     refusal instead, when the call's client is locked out."""
 
-    def __init__(self, context: grpc.aio.ServicerContext) -> None:
+    def __init__(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         self._context = context
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._context, name)
 
-    async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata=()) -> None:
+    async def abort(
+        self,
+        code: grpc.StatusCode,
+        details: str = "",
+        trailing_metadata: Sequence[tuple[str, str | bytes]] = (),
+    ) -> None:
         if code == grpc.StatusCode.UNAUTHENTICATED:
             refusal = auth_refusal()
             if refusal is not None:
@@ -312,37 +322,43 @@ class _RefusingContext:
 class _LockoutAware(grpc.GenericRpcHandler):
     def __init__(self, inner: grpc.GenericRpcHandler) -> None:
         self._inner = inner
-        self._handlers: dict[str, grpc.RpcMethodHandler | None] = {}
+        self._handlers: dict[str, grpc.RpcMethodHandler[Any, Any] | None] = {}
 
-    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[Any, Any] | None:
         path = details.method
         if path not in self._handlers:
             self._handlers[path] = self._wrap(self._inner.service(details))
         return self._handlers[path]
 
     @staticmethod
-    def _wrap(handler: grpc.RpcMethodHandler | None) -> grpc.RpcMethodHandler | None:
+    def _wrap(
+        handler: grpc.RpcMethodHandler[Any, Any] | None,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         if handler is None:
             return None
+        # Under grpc.aio the behaviours are coroutine or async generator functions (the
+        # stubs type the synchronous server's), hence Any.
         if handler.unary_unary is not None:
-            unary = handler.unary_unary
+            unary: Any = handler.unary_unary
 
-            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async def unary_unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 return await unary(request, _RefusingContext(context))
 
-            return handler._replace(unary_unary=unary_unary)
+            return replace_behaviour(handler, unary_unary=unary_unary)
         if handler.unary_stream is not None:
-            stream = handler.unary_stream
+            stream: Any = handler.unary_stream
             if inspect.iscoroutinefunction(stream):  # writes with context.write
 
-                async def writer(request: Any, context: grpc.aio.ServicerContext) -> None:
+                async def writer(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
                     await stream(request, _RefusingContext(context))
 
-                return handler._replace(unary_stream=writer)
+                return replace_behaviour(handler, unary_stream=writer)
 
-            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async def unary_stream(
+                request: Any, context: grpc.aio.ServicerContext[Any, Any]
+            ) -> Any:
                 async for message in stream(request, _RefusingContext(context)):
                     yield message
 
-            return handler._replace(unary_stream=unary_stream)
+            return replace_behaviour(handler, unary_stream=unary_stream)
         return handler

@@ -38,4 +38,6 @@ def configure(level: str = "info", fmt: str = "json") -> None:
 
 
 def get(name: str) -> structlog.typing.FilteringBoundLogger:
-    return structlog.get_logger(name)
+    # configure() makes every logger a filtering bound logger (its wrapper_class).
+    logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(name)
+    return logger

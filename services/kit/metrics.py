@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from prometheus_client import (
@@ -171,7 +171,7 @@ class GameMetrics:
     def limit_hit(self, limit: str) -> None:
         LIMITS_HIT.labels(self._game, limit).inc()
 
-    async def watching(self, stream: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async def watching(self, stream: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
         """``stream``, counted in tabletop_watchers until it ends or is closed (closing
         this closes ``stream`` too)."""
         self._watchers.inc()

@@ -43,7 +43,9 @@ class ConcurrencyLimit:
         self.in_flight = 0
         self._limited = limited
 
-    async def admit(self, request: Any, context: grpc.aio.ServicerContext, streaming: bool) -> bool:
+    async def admit(
+        self, request: Any, context: grpc.aio.ServicerContext[Any, Any], streaming: bool
+    ) -> bool:
         if streaming or not self.limit:
             return False
         if self.in_flight >= self.limit:
@@ -60,6 +62,6 @@ class ConcurrencyLimit:
         self.in_flight += 1
         return True
 
-    def release(self, ticket: bool, context: grpc.aio.ServicerContext) -> None:
+    def release(self, ticket: bool, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         if ticket:
             self.in_flight -= 1

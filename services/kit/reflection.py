@@ -116,7 +116,12 @@ class Files:
         """Add a file (and its imports) the generated modules know; its name, or None."""
         pool = descriptor_pool.Default()
         try:
-            found = pool.FindFileByName(name) if name else pool.FindFileContainingSymbol(symbol)
+            if name is not None:
+                found = pool.FindFileByName(name)
+            elif symbol is not None:
+                found = pool.FindFileContainingSymbol(symbol)
+            else:
+                return None
         except KeyError:
             return None
         todo = [found]
@@ -165,8 +170,8 @@ class Reflection:
         response = pb.ServerReflectionResponse(valid_host=request.host, original_request=request)
         kind = request.WhichOneof("message_request")
         if kind == "list_services":
-            for name in self.service_names:
-                response.list_services_response.service.add(name=name)
+            for service in self.service_names:
+                response.list_services_response.service.add(name=service)
         elif kind in ("file_by_filename", "file_containing_symbol", "file_containing_extension"):
             if kind == "file_by_filename":
                 name = self.files.file_named(request.file_by_filename)
@@ -198,7 +203,9 @@ class Reflection:
             yield self.answer(request)
 
     def handlers(self) -> Sequence[grpc.GenericRpcHandler]:
-        def method() -> grpc.RpcMethodHandler:
+        def method() -> grpc.RpcMethodHandler[
+            pb.ServerReflectionRequest, pb.ServerReflectionResponse
+        ]:
             return grpc.stream_stream_rpc_method_handler(
                 self.info,
                 request_deserializer=pb.ServerReflectionRequest.FromString,

@@ -142,7 +142,8 @@ def tls_settings() -> list[config.Setting]:
 def metrics_host(cfg: config.Config) -> str:
     """The /metrics listener follows TABLETOP_HOST unless told otherwise: a process kept to
     loopback does not publish its metrics to every network it is on."""
-    return cfg.metrics_host or cfg.host
+    host: str = cfg.metrics_host or cfg.host
+    return host
 
 
 def limits_from(cfg: config.Config) -> Limits:

@@ -58,7 +58,7 @@ class GameService:
         return self.entry.service_name
 
 
-Handler = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
 
 
 def _refuse_with_status(metrics: GameMetrics) -> Callable[[Handler], Handler]:
@@ -66,7 +66,7 @@ def _refuse_with_status(metrics: GameMetrics) -> Callable[[Handler], Handler]:
 
     def decorate(fn: Handler) -> Handler:
         @functools.wraps(fn)
-        async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def wrapper(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             try:
                 return await fn(request, context)
             except status.KNOWN as exc:
@@ -81,7 +81,7 @@ def _refuse_with_status(metrics: GameMetrics) -> Callable[[Handler], Handler]:
 
 
 async def _abort(
-    context: grpc.aio.ServicerContext, exc: BaseException, metrics: GameMetrics
+    context: grpc.aio.ServicerContext[Any, Any], exc: BaseException, metrics: GameMetrics
 ) -> None:
     st = status.status_of(exc)
     code, reason, meta = status.classify(exc)
@@ -117,7 +117,7 @@ def parse(message_type: Any, data: bytes) -> Any:
 
 
 def _game_id(request: Any) -> str:
-    game_id = request.game_id
+    game_id: str = request.game_id
     if not game_id:
         raise BadRequest("game_id is required")
     if len(game_id) > MAX_ID_LENGTH:
@@ -126,7 +126,7 @@ def _game_id(request: Any) -> str:
     return game_id
 
 
-def _token(context: grpc.aio.ServicerContext) -> str | None:
+def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return auth.bearer(context.invocation_metadata())
 
 
@@ -157,7 +157,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         converted[key] = (snap.view, message)
         return message
 
-    async def create_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def create_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         players = lobby.players_of(request, info)  # 0: one per listed seat, or the fewest
         options = codec.options_from_proto(request.options)
         seed = None
@@ -173,7 +173,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             players,
             options,
             seed,
-            owner=owner and owner.owner,
+            owner=owner.owner if owner else None,
             owner_limit=owner.limit if owner else 0,
             quota=owner.quota if owner else "",
             plan=plan,
@@ -187,7 +187,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             view=view(snap),
         )
 
-    async def get_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def get_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
         snap, seat = await manager.read(game_id, _token(context))
         _bind_seat(seat)
@@ -200,7 +200,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             response.board_text = render.plain_board(info.name, response.view, response.game)
         return response
 
-    async def list_moves(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def list_moves(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
         snap, moves, seat = await manager.legal_moves(game_id, _token(context))
         _bind_seat(seat)
@@ -210,7 +210,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             labels=[str(m) for m in moves],  # the text form the move log stores
         )
 
-    async def submit_move(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def submit_move(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
         if len(request.request_id) > MAX_ID_LENGTH:
             raise BadRequest(f"request_id is at most {MAX_ID_LENGTH} characters")
@@ -229,7 +229,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         _bind_seat(snap.viewer)
         return pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn), view=view(snap))
 
-    async def watch_game(request: Any, context: grpc.aio.ServicerContext) -> None:
+    async def watch_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         # Written with context.write, each write awaited: gRPC completes a write only once
         # HTTP/2 flow control lets it through, so a watcher that stops reading (a window
         # of 0) holds up its own stream only. Once one write has waited
@@ -277,7 +277,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             _log.exception("unexpected error")
             await context.abort(grpc.StatusCode.INTERNAL, "internal error; it has been logged")
 
-    async def get_history(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def get_history(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
         size = request.page_size or HISTORY_PAGE
         if not 0 < size <= HISTORY_PAGE_MAX:
@@ -285,7 +285,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         snap, turns = await manager.history(game_id, _token(context), request.from_version, size)
         return pb2.GetHistoryResponse(game=wire.header(snap), turns=[wire.turn(t) for t in turns])
 
-    async def join_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def join_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
         seat = request.seat if request.HasField("seat") else None
         snap, seat, token = await manager.join(game_id, seat, request.player_name)
@@ -296,18 +296,18 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             view=view(snap),
         )
 
-    async def leave_game(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def leave_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         snap = await manager.leave(_game_id(request), _token(context))
         return pb2.LeaveGameResponse(game=wire.header(snap))
 
-    async def resign(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def resign(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         snap, turn = await manager.resign(_game_id(request), _token(context))
         _bind_seat(snap.viewer)
         return pb2.ResignResponse(game=wire.header(snap), turn=wire.turn(turn))
 
     seat_names = info.seat_names
 
-    async def list_games(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def list_games(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         query = lobby.query_from_request(request, info)
         records, waiting = await manager.list_games(**query.filters(), limit=query.size + 1)
         page = records[: query.size]
@@ -318,13 +318,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         token = lobby.page_token(query, page[-1]) if len(records) > query.size else ""
         return pb2.ListGamesResponse(games=games, next_page_token=token, waiting_tables=waiting)
 
-    def unary(fn: Handler, name: str) -> grpc.RpcMethodHandler:
+    def unary(fn: Handler, name: str) -> grpc.RpcMethodHandler[Any, Any]:
         # Requests arrive as bytes and are parsed inside the guard, so bytes that are not
         # a message get INVALID_ARGUMENT rather than grpc's own INTERNAL.
         request_type = getattr(pb2, f"{name}Request")
 
         @guard
-        async def parsed(data: bytes, context: grpc.aio.ServicerContext) -> Any:
+        async def parsed(data: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             return await fn(parse(request_type, data), context)
 
         return grpc.unary_unary_rpc_method_handler(

@@ -7,6 +7,8 @@ Messages never carry hidden information: engines and the kit write them for anyo
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
@@ -44,7 +46,10 @@ _CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (auth.BadToken, grpc.StatusCode.UNAUTHENTICATED),
 ]
 
-_AUTH_REASONS = {auth.MissingToken: "MISSING_TOKEN", auth.BadToken: "BAD_TOKEN"}
+_AUTH_REASONS: dict[type[BaseException], str] = {
+    auth.MissingToken: "MISSING_TOKEN",
+    auth.BadToken: "BAD_TOKEN",
+}
 
 KNOWN: tuple[type[BaseException], ...] = tuple(cls for cls, _ in _CODES)
 
@@ -53,8 +58,9 @@ def classify(exc: BaseException) -> tuple[grpc.StatusCode, str, dict[str, str]]:
     """(code, reason, metadata) for an error a client caused; raises for anything else."""
     for cls, code in _CODES:
         if isinstance(exc, cls):
-            reason = _AUTH_REASONS.get(cls) or getattr(exc, "reason", "UNKNOWN")
-            return code, reason, dict(getattr(exc, "metadata", {}) or {})
+            reason: str = _AUTH_REASONS.get(cls, "") or getattr(exc, "reason", "UNKNOWN")
+            metadata: dict[str, str] = dict(getattr(exc, "metadata", {}) or {})
+            return code, reason, metadata
     raise TypeError(f"not a client error: {exc!r}")
 
 
@@ -73,13 +79,13 @@ def status_of(exc: BaseException) -> grpc.Status:
     return status_for(code, str(getattr(exc, "message", None) or exc), reason, metadata)
 
 
-async def abort(context: grpc.aio.ServicerContext, status: grpc.Status) -> None:
+async def abort(context: grpc.aio.ServicerContext[Any, Any], status: grpc.Status) -> None:
     await context.abort(status.code, status.details, status.trailing_metadata)
 
 
 def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     """The ErrorInfo a client finds in a failed call's status (None if there is none)."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]  # a raised RpcError is a Call
     if status is None:
         return None
     for detail in status.details:

@@ -150,7 +150,7 @@ def lobby_header(
     return msg
 
 
-def event(data: dict) -> game_pb2.Event:
+def event(data: dict[str, Any]) -> game_pb2.Event:
     msg = game_pb2.Event(kind=data["kind"], text=data["text"])
     if "seat" in data:
         msg.seat = data["seat"]

@@ -223,7 +223,9 @@ def _cost(amount: Amount) -> pb.Cost:
     return pb.Cost(
         essences=_essences(amount.fixed),
         any=amount.any_n,
-        any_excludes=[e + 1 for e in range(len(ESSENCES)) if amount.excl >> e & 1],
+        any_excludes=[
+            pb.Essence.ValueType(e + 1) for e in range(len(ESSENCES)) if amount.excl >> e & 1
+        ],
     )
 
 

@@ -153,9 +153,9 @@ def move_from_proto(message: pb.Move) -> engine.Move:
         m = message.siege
         return Move(Kind.SIEGE, _location(m.avatar, "avatar"), _location(m.stone, "stone", "v"))
     if kind == "step":
-        m = message.step
-        origin = _location(m.origin, "origin")
-        destination = _location(m.destination, "destination")
+        step = message.step
+        origin = _location(step.origin, "origin")
+        destination = _location(step.destination, "destination")
         if board.is_vertex(origin) != board.is_vertex(destination):
             raise MalformedMove("a step goes from a space to a space, or a vertex to a vertex")
         return Move(Kind.STEP, origin, destination)

@@ -13,8 +13,19 @@ from .engine.moves import Kind
 from .engine.state import SEAT_NAMES
 
 # Enum numbers are the engine's numbers plus one (0 is UNSPECIFIED in both enums).
-_COLOUR = {name: index + 1 for index, name in enumerate(colours.NAMES)}
-_STEPS = {phase.name: phase.value + 1 for phase in engine.Phase}
+_COLOUR = {name: pb.Colour.ValueType(index + 1) for index, name in enumerate(colours.NAMES)}
+_STEPS = {phase.name: pb.Step.ValueType(phase.value + 1) for phase in engine.Phase}
+
+
+def _power_enum(index: int) -> pb.TreasurePower.ValueType:
+    """An engine power index (-1: Treasure only) as the proto enum (0: unspecified)."""
+    return pb.TreasurePower.ValueType(index + 1)
+
+
+def _colour_enum(index: int) -> pb.Colour.ValueType:
+    return pb.Colour.ValueType(index + 1)
+
+
 _SIDES = {
     "active": pb.DIAL_SIDE_ACTIVE,
     "inactive": pb.DIAL_SIDE_INACTIVE,
@@ -136,9 +147,9 @@ def _name(field: int) -> str:
 def move_to_proto(move: engine.Move) -> pb.Move:
     kind = move.kind
     if kind is Kind.UNLOCK:
-        return pb.Move(unlock=pb.Unlock(power=move.power + 1))
+        return pb.Move(unlock=pb.Unlock(power=_power_enum(move.power)))
     if kind is Kind.SERPENT:
-        return pb.Move(serpent=pb.Serpent(power=move.power + 1))
+        return pb.Move(serpent=pb.Serpent(power=_power_enum(move.power)))
     if kind is Kind.DRAW:
         return pb.Move(draw=pb.Draw(deck=move.number))
     if kind is Kind.BONUS:
@@ -150,11 +161,15 @@ def move_to_proto(move: engine.Move) -> pb.Move:
     if kind is Kind.PLACE:
         return pb.Move(place=pb.Place(field=_name(move.field)))
     if kind is Kind.OVERWRITE:
-        return pb.Move(overwrite=pb.Overwrite(field=_name(move.field), colour=move.colour + 1))
+        return pb.Move(
+            overwrite=pb.Overwrite(field=_name(move.field), colour=_colour_enum(move.colour))
+        )
     if kind is Kind.RELOCATE:
         return pb.Move(
             relocate=pb.Relocate(
-                origin=_name(move.field), colour=move.colour + 1, destination=_name(move.to)
+                origin=_name(move.field),
+                colour=_colour_enum(move.colour),
+                destination=_name(move.to),
             )
         )
     if kind is Kind.BLOCK:
@@ -168,9 +183,9 @@ def move_to_proto(move: engine.Move) -> pb.Move:
             )
         )
     if kind is Kind.CLAIM:
-        return pb.Move(claim=pb.Claim(colour=move.colour + 1))
+        return pb.Move(claim=pb.Claim(colour=_colour_enum(move.colour)))
     if kind is Kind.REWARD:
-        return pb.Move(reward=pb.Reward(unlock=move.power + 1))  # Treasure only: -1 + 1 = 0
+        return pb.Move(reward=pb.Reward(unlock=_power_enum(move.power)))  # Treasure only: 0
     message = pb.Move()
     getattr(message, _CASE[kind]).SetInParent()  # the kinds without fields
     return message
@@ -203,7 +218,7 @@ def _player(seen) -> pb.Player:
         treasure=seen.treasure,
         powers=[
             pb.Power(
-                power=POWER_INDEX[p.key] + 1,
+                power=_power_enum(POWER_INDEX[p.key]),
                 name=p.name,
                 prices=p.prices,
                 treasure=p.treasure,
@@ -233,7 +248,7 @@ def _player(seen) -> pb.Player:
     return message
 
 
-def _colour_of(name: str) -> int:
+def _colour_of(name: str) -> pb.Colour.ValueType:
     return _COLOUR.get(name, pb.COLOUR_UNSPECIFIED)  # "none": empty
 
 

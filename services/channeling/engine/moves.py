@@ -18,6 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import total_ordering
+from typing import TypeGuard
 
 from services.kit.engine import MalformedMove
 
@@ -44,12 +45,12 @@ class _Move(ABC):
         return self._key() < other._key()
 
 
-def _index(value: object) -> bool:
+def _index(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_cell(value: object, what: str) -> None:
-    if not _index(value) or not 0 <= value < len(board.CELLS):  # type: ignore[operator]
+    if not _index(value) or not 0 <= value < len(board.CELLS):
         last = len(board.CELLS) - 1
         raise MalformedMove(f"{what} must be a cell 0-{last} (a1-d4), not {value!r}")
 
@@ -125,7 +126,7 @@ def _cells(text: str) -> tuple[int, ...]:
     cells = tuple(board.parse_cell(part) for part in text.split("-"))
     if not cells or any(c is None for c in cells):
         raise MalformedMove(f"not a list of cells a1-d4: {text!r}")
-    return cells  # type: ignore[return-value]
+    return cells  # type: ignore[return-value]  # no None: checked above
 
 
 def parse_move(text: str) -> Move:

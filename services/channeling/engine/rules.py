@@ -115,10 +115,10 @@ def _validate(state: State, seat: int, move: Move) -> None:
     if step == GLYPH:
         ok = move.glyph in playable_glyphs(state)
     elif step == DRUID:
-        line = glyph_line(state, state.glyph)  # type: ignore[arg-type]
+        line = glyph_line(state, state.glyph)
         ok = move.origin in state.druids[seat] and move.target in free_cards(state, line)
     elif step == PATH:
-        ok = move.cells in board.leyline_paths(state.moved, state.stationary)  # type: ignore[arg-type]
+        ok = move.cells in board.leyline_paths(state.moved, state.stationary)
     else:
         ok = move.cell in state.gaps
     if not ok:

@@ -38,7 +38,7 @@ def decide(
         return moves[0]
     players = players if players is not None else players_of(engine, state)
     # The only reads of the true state: the seat's legal moves, and these samples.
-    worlds = [engine.determinize(state, seat, rng) for _ in range(max(1, samples))]  # type: ignore[attr-defined]
+    worlds = [engine.determinize(state, seat, rng) for _ in range(max(1, samples))]
     order = list(moves)
     rng.shuffle(order)
     best: list[Any] = []

@@ -108,7 +108,7 @@ def search(
     done = 0
     while (iterations is None or done < iterations) and not deadline.passed():
         # The one read of the true state per iteration: a determinization for the seat.
-        world = engine.determinize(state, seat, rng)  # type: ignore[attr-defined]
+        world = engine.determinize(state, seat, rng)
         _iterate(engine, world, seat, root, rng, rollout_depth, exploration, players, deadline)
         done += 1
     return Search(_most_visited(root, seat, moves, rng), root, done)

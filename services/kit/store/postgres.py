@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -242,7 +242,7 @@ class PostgresStore:
             self._ready = True
 
     @contextlib.asynccontextmanager
-    async def _connection(self):
+    async def _connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         if self._closed:
             raise StoreError("the store is closed")
         await self._open()
@@ -343,7 +343,7 @@ class PostgresStore:
                 _jsonb_or_none(move.lobby),
                 move.finished,
                 has_lobby,
-                has_lobby and lobby_waiting(move.lobby),
+                move.lobby is not None and lobby_waiting(move.lobby),
                 move.due_at,
                 game_id,
                 move.version - 1,

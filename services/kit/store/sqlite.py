@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from .base import (
@@ -123,6 +123,7 @@ _BATCH = 512
 _STOP = object()
 
 Op = Callable[[sqlite3.Connection], Any]
+T = TypeVar("T")
 
 
 def _json_or_none(text: str | None) -> Any:
@@ -274,11 +275,11 @@ class SqliteStore:
 
     # --- writes: one thread, group commit --------------------------------------------
 
-    async def _write(self, op: Op) -> Any:
+    async def _write(self, op: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
             raise StoreError("the store is closed")
         loop = asyncio.get_running_loop()
-        future = loop.create_future()
+        future: asyncio.Future[T] = loop.create_future()
         self._ops.put((op, future, loop))
         return await future
 
@@ -393,7 +394,7 @@ class SqliteStore:
 
         has_lobby = move.lobby is not None
         lobby = _dumps_or_none(move.lobby)
-        waiting = has_lobby and lobby_waiting(move.lobby)
+        waiting = move.lobby is not None and lobby_waiting(move.lobby)
         events = json.dumps(move.events, separators=(",", ":"))
 
         def op(conn: sqlite3.Connection) -> None:
@@ -478,12 +479,12 @@ class SqliteStore:
             self._reader_conns.append(conn)
         return conn
 
-    async def _read(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
             raise StoreError("the store is closed")
         loop = asyncio.get_running_loop()
 
-        def run() -> Any:
+        def run() -> T:
             try:
                 return fn(self._reader())
             except sqlite3.Error as exc:
@@ -656,11 +657,10 @@ class SqliteStore:
             game = rows(conn, "SELECT * FROM games WHERE game_id = ?")
             if not game:
                 return None
+            quarantine = rows(conn, "SELECT * FROM quarantine WHERE game_id = ?")
             return {
                 "game": game[0],
-                "quarantine": (rows(conn, "SELECT * FROM quarantine WHERE game_id = ?") or [None])[
-                    0
-                ],
+                "quarantine": quarantine[0] if quarantine else None,
                 "moves": rows(conn, "SELECT * FROM moves WHERE game_id = ? ORDER BY version"),
             }
 

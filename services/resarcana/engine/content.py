@@ -112,7 +112,7 @@ def parse_amount(text: str) -> Amount:
             fixed[INDEX[word]] += n
         else:
             raise ContentError(f"unknown essence {word!r} in {text!r}")
-    return Amount(tuple(fixed), any_n, excl)  # type: ignore[arg-type]
+    return Amount(tuple(fixed), any_n, excl)  # type: ignore[arg-type]  # one per essence
 
 
 def parse_cost(text: str) -> Cost:

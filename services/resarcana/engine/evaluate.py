@@ -86,9 +86,8 @@ def evaluate(state: State) -> tuple[float, float]:
     result = state.result
     if result is not None:
         winners = result.winners
-        return tuple(  # type: ignore[return-value]
-            1.0 / len(winners) if seat in winners else 0.0 for seat in (0, 1)
-        )
+        first, second = (1.0 / len(winners) if seat in winners else 0.0 for seat in (0, 1))
+        return first, second
     monument_left = bool(state.monument_display or state.monument_deck)
     gold_rate = GOLD_FOR_MONUMENTS if monument_left else 2 * ESSENCE
     on = state.on

@@ -839,9 +839,9 @@ def _do_step(state: State, seat: int, move: Move, events: list[Event]) -> None:
         avatar.ready = False
         state.mover = -1
         state.step = Step.COMMAND
-        defender = state.avatars[state.at[move.a]]
+        target = state.avatars[state.at[move.a]]
         combat.start(
-            state, "ranged", avatar.uid, avatar.loc, move.a, defender.owner, defender.uid, events
+            state, "ranged", avatar.uid, avatar.loc, move.a, target.owner, target.uid, events
         )
     else:  # pragma: no cover - _is_legal admits nothing else
         raise AssertionError(move)

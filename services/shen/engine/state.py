@@ -235,10 +235,10 @@ def _deck_list(text: str, deck_size: int, seat: int) -> list[int]:
             f"seat {seat}'s deck has {len(cards)} cards; the agreed size is {deck_size}"
         )
     counts = Counter(cards)
-    for card, count in sorted(counts.items()):
-        if count > POOL.max_copies:
+    for card, copies in sorted(counts.items()):
+        if copies > POOL.max_copies:
             raise BadOptions(
-                f"seat {seat}'s deck has {count} copies of {CARDS[card].id};"
+                f"seat {seat}'s deck has {copies} copies of {CARDS[card].id};"
                 f" at most {POOL.max_copies}"
             )
     return sorted(cards)

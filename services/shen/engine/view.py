@@ -114,7 +114,7 @@ def _ids(cards: list[int]) -> tuple[str, ...]:
     return tuple(map(_IDS.__getitem__, cards))
 
 
-def _avatar_view(avatar, auras: list[tuple[int, int, int, int]]) -> AvatarView:
+def _avatar_view(avatar, auras: list[tuple[int, ...]]) -> AvatarView:
     card = CARDS[avatar.card]
     traits = [card.melee, card.defense, card.ranged, card.move]
     for item in avatar.items:

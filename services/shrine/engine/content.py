@@ -156,7 +156,7 @@ def _board(data: dict[str, Any]) -> Board:
             if dial_of[f] != -1:
                 raise ValueError(f"board.toml: field {names[f]} is reached by two dials")
             dial_of[f], sweep[f] = d, place
-        dials.append(Dial(spec["corner"], fields, spec["fields"].index(spec["facing"])))  # type: ignore[arg-type]
+        dials.append(Dial(spec["corner"], fields, spec["fields"].index(spec["facing"])))
     if -1 in dial_of:
         raise ValueError("board.toml: every field needs a dial")
     central = tuple(name in data["central"] for name in names)

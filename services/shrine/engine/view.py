@@ -215,6 +215,7 @@ def view(state: State, seat: int | None) -> View:
         dials=tuple(
             DialView(
                 corner=dial.corner,
+                # A dial turns three fields.
                 fields=tuple(BOARD.field_names[f] for f in dial.fields),  # type: ignore[arg-type]
                 facing=BOARD.field_names[dial.fields[state.facing[d]]],
                 side="removed" if d in state.track else "active" if state.active[d] else "inactive",

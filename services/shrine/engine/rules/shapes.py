@@ -187,6 +187,7 @@ def _completions(
         if not new:  # "at least one new matching field"
             continue
         fields = _BITS[mask]
+        # A field that shows no colour is bad, so these show one.
         if not bad and _fits(left, [shown[f] for f in fields if new >> f & 1]):  # type: ignore[misc]
             yield mask, -1
         if not serpent or bad & (bad - 1):
@@ -195,13 +196,14 @@ def _completions(
             if bad and not bad >> ignored & 1:
                 continue
             claims = [shown[f] for f in fields if new >> f & 1 and f != ignored]
+            # The one bad field a Serpent allows is the ignored one: the claims show colours.
             if not _fits(left, claims):  # type: ignore[arg-type]
                 continue
             if marked >> ignored & 1:
                 # a field already proved: only worth ignoring when it no longer shows its colour
                 if bad:
                     yield mask, ignored
-            elif _claim_colours(left, claims, shown[ignored]):  # type: ignore[arg-type]
+            elif _claim_colours(left, claims, shown[ignored]):  # type: ignore[arg-type]  # as above
                 yield mask, ignored
 
 
@@ -306,6 +308,7 @@ def claim_moves(state: State, seat: int) -> list[Move]:
     left = tokens_left(state, seat)
     return [
         Move(Kind.CLAIM, colour=c)
+        # The legal "at" move chose fields that show a colour, but for the ignored one.
         for c in _claim_colours(left, claims, seen(state, ignored))  # type: ignore[arg-type]
     ]
 
@@ -336,6 +339,7 @@ def complete(state: State, seat: int, claim: int) -> list[Event]:
     for f in _bits(state.shape_mask):
         if player.proof[f] < 0:
             colour = claim if f == state.shape_ignore else seen(state, f)
+            # A completed Shape's fields show a colour, and the claim names the ignored one's.
             player.proof[f] = colour  # type: ignore[assignment]
             placed.append(f"{fname(f)} {colours.NAMES[colour]}")  # type: ignore[index]
     serpent = ""
