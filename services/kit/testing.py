@@ -18,6 +18,7 @@ from services.kit.engine import (
     Engine,
     EngineError,
     GameOver,
+    IllegalMove,
     MalformedMove,
     NotYourDecision,
     Outcome,
@@ -54,7 +55,7 @@ def _move_fields(move: Any) -> list[str]:
 
 
 def _with(move: Any, name: str, value: Any) -> Any:
-    if dataclasses.is_dataclass(move):
+    if dataclasses.is_dataclass(move) and not isinstance(move, type):  # a move, not its class
         return dataclasses.replace(move, **{name: value})
     return move._replace(**{name: value})
 
@@ -81,13 +82,18 @@ def out_of_range_variants(move: Any) -> list[Any]:
     return variants
 
 
-def check_out_of_range_refused(engine: Engine, state: Any, seat: int, moves: list[Any]) -> int:
+def check_out_of_range_refused(
+    engine: Engine, state: Any, seat: int, moves: list[Any], before: Any = None
+) -> int:
     """Each of ``moves`` (legal now for ``seat``) with an argument out of range or negative
-    is refused with :class:`MalformedMove`, and the state is unchanged. One move of each
-    kind is tried. Returns how many variants were tried.
+    is refused with :class:`MalformedMove`, and the state is unchanged (equal to
+    ``before``, a copy taken now when not given). One move of each kind is tried. Returns
+    how many variants were tried.
     """
     tried = 0
     kinds: set[Any] = set()
+    # One copy serves every variant: a refusal that changed the state fails at once.
+    before = copy.deepcopy(state) if before is None else before
     for move in moves:
         kind = (type(move).__name__, getattr(move, "kind", None))
         if kind in kinds:
@@ -96,7 +102,6 @@ def check_out_of_range_refused(engine: Engine, state: Any, seat: int, moves: lis
         for bad in out_of_range_variants(move):
             if bad in moves:  # a sentinel some game gives a meaning: not out of range
                 continue
-            before = copy.deepcopy(state)
             try:
                 engine.apply(state, seat, bad)
             except MalformedMove:
@@ -113,11 +118,95 @@ def check_out_of_range_refused(engine: Engine, state: Any, seat: int, moves: lis
     return tried
 
 
+# What a move that is not listed may be refused with: any other error, or acceptance, breaks
+# the contract that apply accepts exactly the listed moves.
+REFUSALS = (MalformedMove, IllegalMove, NotYourDecision)
+
+
+def check_listed_accepted(engine: Engine, state: Any, seat: int, moves: list[Any]) -> None:
+    """Each of ``moves`` (listed now for ``seat``) is accepted by ``apply``, each tried on
+    its own copy of ``state`` (which is left as it was).
+    """
+    for move in moves:
+        trial = copy.deepcopy(state)
+        try:
+            engine.apply(trial, seat, move)
+        except Exception as exc:
+            raise AssertionError(
+                f"{move} is listed for seat {seat} but apply refused it: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
+
+def check_unlisted_refused(
+    engine: Engine,
+    state: Any,
+    seat: int,
+    listed: list[Any],
+    candidates: list[Any],
+    before: Any = None,
+) -> int:
+    """Each of ``candidates`` not in ``listed`` (the moves of ``seat`` now) is refused with
+    :class:`MalformedMove`, :class:`IllegalMove` (naming a rule) or
+    :class:`NotYourDecision`, and the state is unchanged (equal to ``before``, a copy
+    taken now when not given). Returns how many were tried.
+    """
+    legal = set(listed)
+    before = copy.deepcopy(state) if before is None else before
+    tried = 0
+    for move in candidates:
+        if move in legal:
+            continue
+        try:
+            engine.apply(state, seat, move)
+        except REFUSALS as exc:
+            if isinstance(exc, IllegalMove):
+                assert exc.rule, f"refusing {move} for seat {seat} named no rule"
+        except Exception as exc:
+            raise AssertionError(
+                f"{move} (not listed for seat {seat}) raised {type(exc).__name__}: {exc}; "
+                "expected MalformedMove, IllegalMove or NotYourDecision"
+            ) from exc
+        else:
+            raise AssertionError(f"{move} was accepted for seat {seat} but is not listed")
+        assert state == before, f"refusing {move} (not listed for seat {seat}) changed the state"
+        tried += 1
+    return tried
+
+
+class MovePool:
+    """Moves remembered from earlier decisions of one game, to offer where they are not
+    legal. Holds at most ``size`` distinct moves, forgetting the oldest first.
+    """
+
+    def __init__(self, size: int = 2000) -> None:
+        self.size = size
+        self._moves: dict[Any, None] = {}
+
+    def __len__(self) -> int:
+        return len(self._moves)
+
+    def remember(self, moves: list[Any]) -> None:
+        for move in moves:
+            self._moves.pop(move, None)
+            self._moves[move] = None
+        while len(self._moves) > self.size:
+            del self._moves[next(iter(self._moves))]
+
+    def sample(self, rng: random.Random, count: int, exclude: list[Any]) -> list[Any]:
+        """Up to ``count`` remembered moves not in ``exclude``, at random."""
+        skip = set(exclude)
+        others = [move for move in self._moves if move not in skip]
+        return others if len(others) <= count else rng.sample(others, count)
+
+
 def choose(engine: Engine, state: Any, rng: random.Random) -> tuple[int, Any]:
     """A random seat among those to act, and a random legal move of that seat."""
     seats = engine.to_act(state)
     seat = seats[0] if len(seats) == 1 else rng.choice(seats)
     moves = engine.legal_moves(state, seat)
+    if not moves:
+        raise AssertionError(f"seat {seat} is to act but has no legal move")
     return seat, moves[0] if len(moves) == 1 else rng.choice(moves)
 
 
@@ -152,55 +241,90 @@ def check_random_game(
     invariants: Invariant | None = None,
     leak_check: LeakCheck | None = None,
     deep_every: int = 7,
+    accept_every: int = 4,
+    unlisted: int = 4,
     max_decisions: int = 200_000,
 ) -> Playthrough:
     """Play one seeded random game to its end, checking the contract after every move.
 
     After every move: the invariants hold, someone has a decision while there is no
     outcome, and the chosen move's text form parses back to it. Every ``deep_every``-th
-    decision also: legal moves are sorted and distinct for every seat, seats not to act
-    have none, every view is built and passes ``leak_check``, an out-of-turn move is
-    refused with the state unchanged, and each kind of legal move with an argument out of
-    range or negative is refused as malformed with the state unchanged. At the end: replay
-    from the seed equals the live state, and any further move raises GameOver.
+    decision (a deep check) also: legal moves are sorted and distinct for every seat,
+    seats not to act have none, every view is built and passes ``leak_check``, an
+    out-of-turn move is refused with the state unchanged, and apply accepts exactly the
+    listed moves:
+
+    - every ``accept_every``-th deep check (the first included), each listed move of each
+      seat to act is applied to a copy of the state and accepted;
+    - each kind of listed move with an argument out of range or negative is refused as
+      malformed; up to ``unlisted`` moves remembered from earlier deep checks of the same
+      game, and up to ``unlisted`` listed now for another seat, that are not listed for
+      the seat are refused as malformed, illegal (naming a rule) or not its decision; the
+      state is unchanged by each refusal.
+
+    At the end: replay from the seed equals the live state, and any further move raises
+    GameOver. The checks draw from their own generator, so the game played is the one
+    :func:`random_game` plays from the same seed.
     """
     options = options if options is not None else engine.GAME.options_type()
     state = engine.new_game(seed, players, options)
     rng = random.Random(seed * 7919 + 17)
+    probes = random.Random(seed * 104_729 + 31)
+    pool = MovePool()
     moves: list[tuple[int, Any]] = []
     seats = range(players)
+    deep_done = 0
 
     def deep_checks() -> None:
         acting = set(engine.to_act(state))
+        listed_by_seat: dict[int, list[Any]] = {}
         for seat in seats:
             listed = engine.legal_moves(state, seat)
             if seat in acting:
-                assert listed, f"seed {seed}: seat {seat} is to act but has no legal move"
+                assert listed, f"seat {seat} is to act but has no legal move"
             else:
-                assert not listed, f"seed {seed}: seat {seat} is not to act but has moves"
-            assert listed == sorted(listed), f"seed {seed}: legal moves not in sorted order"
-            assert len(set(listed)) == len(listed), f"seed {seed}: duplicate legal moves"
+                assert not listed, f"seat {seat} is not to act but has moves"
+            assert listed == sorted(listed), "legal moves not in sorted order"
+            assert len(set(listed)) == len(listed), "duplicate legal moves"
             for move in listed:
                 assert engine.parse_move(str(move)) == move, f"text form of {move!r}"
-            if listed:
-                check_out_of_range_refused(engine, state, seat, listed)
-        for seat in [*seats, None]:
-            seen = engine.view(state, seat)
-            if leak_check is not None:
-                leak_check(state, seen, seat)
+            listed_by_seat[seat] = listed
+        before = copy.deepcopy(state)  # every refusal below must leave the state equal to it
+        for seat in sorted(acting):
+            listed = listed_by_seat[seat]
+            if deep_done % accept_every == 0:
+                check_listed_accepted(engine, state, seat, listed)
+            check_out_of_range_refused(engine, state, seat, listed, before)
+            legal = set(listed)
+            others = [m for s, ms in listed_by_seat.items() if s != seat for m in ms]
+            others = [m for m in dict.fromkeys(others) if m not in legal]
+            if len(others) > unlisted:
+                others = probes.sample(others, unlisted)
+            offered = pool.sample(probes, unlisted, listed) + others
+            check_unlisted_refused(engine, state, seat, listed, offered, before)
+        for listed in listed_by_seat.values():
+            pool.remember(listed)
         idle = [seat for seat in seats if seat not in acting]
         if idle:
             seat = idle[0]
-            before = copy.deepcopy(state)
             other = next(iter(acting))
             probe = engine.legal_moves(state, other)[0]
             try:
                 engine.apply(state, seat, probe)
             except NotYourDecision:
                 pass
+            except Exception as exc:
+                raise AssertionError(
+                    f"seat {seat} moving out of turn raised {type(exc).__name__}: {exc}; "
+                    "expected NotYourDecision"
+                ) from exc
             else:
-                raise AssertionError(f"seed {seed}: seat {seat} moved out of turn")
-            assert state == before, f"seed {seed}: a refused move changed the state"
+                raise AssertionError(f"seat {seat} moved out of turn")
+            assert state == before, "a refused move changed the state"
+        for seat in [*seats, None]:
+            seen = engine.view(state, seat)
+            if leak_check is not None:
+                leak_check(state, seen, seat)
 
     if invariants is not None:
         invariants(state)
@@ -209,9 +333,16 @@ def check_random_game(
             raise AssertionError(f"seed {seed}: no outcome after {max_decisions} decisions")
         assert engine.to_act(state), f"seed {seed}: no outcome and nobody to act"
         if len(moves) % deep_every == 0:
-            deep_checks()
-        seat, move = choose(engine, state, rng)
-        assert engine.parse_move(str(move)) == move, f"text form of {move!r}"
+            try:
+                deep_checks()
+            except AssertionError as exc:
+                raise AssertionError(f"seed {seed}, decision {len(moves)}: {exc}") from exc
+            deep_done += 1
+        try:
+            seat, move = choose(engine, state, rng)
+            assert engine.parse_move(str(move)) == move, f"text form of {move!r}"
+        except AssertionError as exc:
+            raise AssertionError(f"seed {seed}, decision {len(moves)}: {exc}") from exc
         engine.apply(state, seat, move)
         moves.append((seat, move))
         if invariants is not None:

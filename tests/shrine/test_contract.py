@@ -50,6 +50,9 @@ def candidates(state) -> list[Move]:
 
 @pytest.mark.parametrize("shapes", [False, True])
 def test_legal_moves_are_exactly_the_moves_apply_accepts(shapes: bool) -> None:
+    """Every well-formed move of every kind, not the kit random play's sample of moves
+    remembered from earlier decisions: each unlisted one is refused by a rule of the
+    rulebook module, with no Code card named in the message."""
     options = engine.Options(radiant_shapes=shapes)
     for seed in range(6):
         state = engine.new_game(seed, 2, options)
