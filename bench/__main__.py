@@ -7,6 +7,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench                        # everything (15-20 minutes on 2 cores)
     python -m bench --quick                # short windows: a smoke run (a few minutes)
     python -m bench --only engine,memory   # some sections: engine, rpc, stores, memory
+    python -m bench --only bots --bot-games 40 --bot-ms 100  # the bots (200 x 500 ms: hours)
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -29,8 +30,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from bench import bots, envoyproxy, plots, processes, report
 from bench import engine as engine_bench
-from bench import envoyproxy, plots, processes, report
 from bench.load import LoadFigures
 from bench.memory import heap_share, service_rss
 from bench.rpc import MoveScripts, echo_load, submit_move_load
@@ -40,6 +41,7 @@ from services import registry
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SECTIONS = ("engine", "rpc", "stores", "memory")
+OPT_IN = ("bots",)  # hours at full size (bench/bots.py): run only when named in --only
 
 
 def _without_password(url: str) -> str:
@@ -152,11 +154,11 @@ async def rpc_section(
                 for target in targets:
                     series[target] = []
                 for level in levels:
-                    runs: dict[str, list[LoadFigures]] = {t: [] for t in targets}
+                    by_target: dict[str, list[LoadFigures]] = {t: [] for t in targets}
                     for _ in range(rounds):
                         # Interleaved, so slow drift in the machine hits every target alike.
                         for target, (address, procs) in targets.items():
-                            runs[target].append(
+                            by_target[target].append(
                                 await submit_move_load(
                                     target,
                                     address,
@@ -169,7 +171,7 @@ async def rpc_section(
                                 )
                             )
                     for target in targets:
-                        series[target].append(_median_round(runs[target]))
+                        series[target].append(_median_round(by_target[target]))
                         print(report.load_line(f"{name} {target}", series[target][-1]), flush=True)
         except Exception as exc:
             series["error"] = _error(results, f"rpc {name}", exc)
@@ -249,7 +251,11 @@ async def memory_section(
 def run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="short windows: a smoke run")
-    p.add_argument("--only", default=",".join(SECTIONS), help=f"sections: {','.join(SECTIONS)}")
+    p.add_argument(
+        "--only",
+        default=",".join(SECTIONS),
+        help=f"sections: {','.join(SECTIONS)} (default), and {','.join(OPT_IN)} when named",
+    )
     p.add_argument("--games", default="", help="games to measure (default: every game listed)")
     p.add_argument("--concurrency", default="1,8,32,128", help="concurrent clients per point")
     p.add_argument("--seconds", type=float, help="measured window per RPC point (3; quick 1)")
@@ -265,6 +271,7 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-envoy", action="store_true", help="skip the Envoy comparison")
     p.add_argument("--no-plots", action="store_true", help="skip the PNGs")
     p.add_argument("--out", default=str(RESULTS), help="where the JSON and PNGs go")
+    bots.add_arguments(p)
     return p
 
 
@@ -272,9 +279,10 @@ def run(argv: list[str]) -> dict[str, Any]:
     args = run_parser().parse_args(argv)
     quick = args.quick
     sections = [s for s in args.only.split(",") if s]
-    unknown = set(sections) - set(SECTIONS)
+    unknown = set(sections) - set(SECTIONS) - set(OPT_IN)
     if unknown:
-        raise SystemExit(f"unknown sections {sorted(unknown)}; known: {', '.join(SECTIONS)}")
+        known = ", ".join(SECTIONS + OPT_IN)
+        raise SystemExit(f"unknown sections {sorted(unknown)}; known: {known}")
     games = [g for g in args.games.split(",") if g] or registry.names()
     levels = [int(c) for c in args.concurrency.split(",") if c]
     window = args.seconds or (1.0 if quick else 3.0)
@@ -341,6 +349,9 @@ def run(argv: list[str]) -> dict[str, Any]:
             results["memory"] = asyncio.run(
                 memory_section(results, games, live_games, heap_games, work)
             )
+        if "bots" in sections:
+            results["bots"] = bots.section(games, **bots.settings(args, quick))
+            print(bots.markdown(results["bots"]), flush=True)
     results["targets"] = report.targets(results)
     results["duration_seconds"] = round(time.time() - started, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -21,6 +21,11 @@ game's fewest) and ``--think-time`` shape the load. Think time is what a person 
 to decide: each wait between one user's decisions is drawn between half and one and a
 half times it, 2 s on average by default (``--think-time 0``: as fast as it can). A
 refused call is waited out as the refusal says, then sent again (bench/play.py).
+``--level easy|medium|hard`` (or TABLETOP_LOAD_LEVEL): each user creates tables where it
+plays seat 0 and every other seat is the service's bot at that level, so the load
+includes the bots' searches on the service, as real games against the computer do;
+while the bots move the user waits (``GetGame`` every :data:`BOT_POLL_SECONDS`, reported
+like any call). Without it a user plays every seat itself, as before.
 Distributed: ``--master`` here, ``--worker --master-host HOST`` on every load machine
 (or ``--processes -1`` for one worker per core on this one).
 """
@@ -30,6 +35,7 @@ from __future__ import annotations
 import itertools
 import random
 import sys
+import time
 from pathlib import Path
 
 import grpc
@@ -43,8 +49,19 @@ for path in (ROOT / "gen", ROOT):  # workers may start anywhere: find the projec
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from bench.play import THINK_TIME, GamePlayer, ReportingInterceptor, think  # noqa: E402
+from bench.engine import RANDOM_PLAY_OPTIONS  # noqa: E402
+from bench.play import (  # noqa: E402
+    FINISHED,
+    THINK_TIME,
+    Finished,
+    GamePlayer,
+    ReportingInterceptor,
+    think,
+)
 from services import registry  # noqa: E402
+
+LEVELS = ("easy", "medium", "hard")
+BOT_POLL_SECONDS = 0.25  # between GetGame calls while the service's bots move
 
 
 @events.init_command_line_parser.add_listener
@@ -72,6 +89,15 @@ def _arguments(parser) -> None:
             f"(default {THINK_TIME:g}, as a person plays; 0: as fast as it can)"
         ),
     )
+    parser.add_argument(
+        "--level",
+        default="",
+        env_var="TABLETOP_LOAD_LEVEL",
+        help=(
+            "play seat 0 against the service's bots at this level (easy, medium, hard) in"
+            " every other seat (default: the user plays every seat)"
+        ),
+    )
 
 
 def games_of(option: str) -> list[str]:
@@ -91,6 +117,84 @@ def _check_games(environment, **_kwargs) -> None:
             games_of(options.game)
         except KeyError as exc:
             raise SystemExit(f"--game {options.game}: {exc.args[0]}") from None
+        if options.level and options.level not in LEVELS:
+            raise SystemExit(f"--level {options.level}: one of {', '.join(LEVELS)}")
+
+
+class BotTablePlayer(GamePlayer):
+    """Plays seat 0 of tables whose every other seat is the service's bot at ``level``.
+
+    The bots move on the service after each of this player's moves; a step while they
+    do is one ``GetGame`` after :data:`BOT_POLL_SECONDS`.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        channel: grpc.Channel,
+        rng: random.Random,
+        players: int,
+        level: str,
+        sleep=None,
+    ) -> None:
+        super().__init__(game, channel, rng, players, sleep=sleep)
+        if self.players < 2:
+            raise ValueError(f"{game} at {self.players} seats has no seat for a bot")
+        self.level = level
+
+    def new_game(self) -> None:
+        from tabletop.common.v1 import table_pb2
+
+        bot = table_pb2.SeatRequest(
+            kind=table_pb2.SEAT_KIND_BOT,
+            bot_level=getattr(table_pb2, f"BOT_LEVEL_{self.level.upper()}"),
+        )
+        seats = [table_pb2.SeatRequest(kind=table_pb2.SEAT_KIND_RESERVED)]
+        seats += [bot] * (self.players - 1)
+        options = self.pb2.Options(**RANDOM_PLAY_OPTIONS.get(self.game, {}))
+        created = self._call("CreateGame", players=self.players, seats=seats, options=options)
+        self.game_id = created.game.game_id
+        self.tokens = [t.token for t in created.seat_tokens if t.seat == 0]
+        self.header = created.game
+        self.moves = 0
+        self._started = time.perf_counter()
+
+    def step(self) -> Finished | None:
+        if self.game_id is None:
+            self.new_game()
+        assert self.game_id is not None
+        token = self.tokens[0]
+        try:
+            if 0 in self.header.to_act:
+                listed = self._call("ListMoves", token, game_id=self.game_id)
+                if listed.moves:
+                    version = listed.game.version
+                    reply = self._call(
+                        "SubmitMove",
+                        token,
+                        game_id=self.game_id,
+                        move=self.rng.choice(list(listed.moves)),
+                        expected_version=version,
+                        request_id=f"0-{version}",
+                    )
+                    self.moves += 1
+                else:  # our header was behind
+                    reply = self._call("GetGame", token, game_id=self.game_id)
+            else:
+                self._sleep(BOT_POLL_SECONDS)
+                reply = self._call("GetGame", token, game_id=self.game_id)
+        except grpc.RpcError as error:
+            if getattr(error, "code", None) and error.code() == grpc.StatusCode.ABORTED:
+                self.header = self._call("GetGame", token, game_id=self.game_id).game
+                return None
+            self.abandon()
+            raise
+        self.header = reply.game
+        if self.header.status == FINISHED:
+            done = Finished(self.game_id, self.moves, time.perf_counter() - self._started)
+            self.game_id = None
+            return done
+        return None
 
 
 _numbers = itertools.count()
@@ -112,7 +216,13 @@ class GameUser(User):
         channel = grpc.intercept_channel(
             self._channel, ReportingInterceptor(self.environment.events.request.fire)
         )
-        self.player = GamePlayer(game, channel, random.Random(), options.players)
+        self.player: GamePlayer
+        if options.level:
+            self.player = BotTablePlayer(
+                game, channel, random.Random(), options.players, options.level
+            )
+        else:
+            self.player = GamePlayer(game, channel, random.Random(), options.players)
 
     @task
     def decide(self) -> None:

@@ -10,6 +10,7 @@
     python -m client watch channeling GAME [--token T] [--from-version V]
     python -m client history channeling GAME [--token T]
     python -m client bot channeling [GAME --token T]   # random legal moves to the end
+    python -m client bot shrine --level hard           # seat 0 at random against a hard bot
 
 Tables (open seats, bots, clocks) and the lobby:
 
@@ -450,7 +451,7 @@ def has_decision(header: Any, seat: int) -> bool:
     )
 
 
-def wait_for_turn(game: Game, game_id: str, token: str, seat: int, seen: int) -> int:
+def wait_for_turn(game: Game, game_id: str, token: str, seat: int, seen: int, seats: Any) -> int:
     """Follow the game after version ``seen`` (WatchGame), printing each move, until this
     seat has a decision or the game is over; the last version printed. A stream that
     breaks off (a service draining, a watcher too slow) just ends the wait: the caller
@@ -458,8 +459,10 @@ def wait_for_turn(game: Game, game_id: str, token: str, seat: int, seen: int) ->
     stream = game.watch(game_id, token, seen)
     try:
         for update in stream:
+            if update.game.seats:  # a turn behind the latest carries no seats: keep the last
+                seats = update.game.seats
             if update.HasField("turn"):
-                show_turn(game, update.turn, update.game.seats)
+                show_turn(game, update.turn, seats)
                 seen = update.turn.version
             if not update.HasField("view"):
                 continue
@@ -518,7 +521,7 @@ def play_interactive(game: Game, args: argparse.Namespace) -> None:
                 print(waiting_for(header))
             else:
                 print(f"waiting for {', '.join(acting) or 'the service'}")
-            seen = wait_for_turn(game, args.game, token, seat, seen)
+            seen = wait_for_turn(game, args.game, token, seat, seen, header.seats)
             state = game.call("GetGame", token, game_id=args.game)
             continue
         listed = game.call("ListMoves", token, game_id=args.game)
@@ -592,19 +595,42 @@ def cmd_history(game: Game, args: argparse.Namespace) -> None:
 BOT_OPTIONS: dict[str, dict[str, Any]] = {"shen": {"round_limit": 40}}
 
 
+def bot_table(game: Game, args: argparse.Namespace) -> dict[str, Any]:
+    """CreateGame's seats for ``bot --level``: seat 0 this client's, every other seat the
+    service's bot at that level."""
+    players = args.players or fewest_players(game)
+    if players < 2:
+        sys.exit(f"--level needs a game of 2 or more seats, not {players}")
+    bot = table_pb2.SeatRequest(kind=table_pb2.SEAT_KIND_BOT, bot_level=LEVELS[args.level])
+    seats = [table_pb2.SeatRequest(kind=table_pb2.SEAT_KIND_RESERVED)] + [bot] * (players - 1)
+    return {"players": players, "seats": seats}
+
+
 def cmd_bot(game: Game, args: argparse.Namespace) -> None:
     """Random legal moves until the end: for one seat (with --token), or every seat of a
-    new game (without a game id), created with BOT_OPTIONS unless --option says else."""
+    new game (without a game id), created with BOT_OPTIONS unless --option says else.
+    With --level the new game's seat 0 is played here and every other seat by the
+    service's bot at that level."""
     rng = random.Random(args.bot_seed)
+    if args.level is not None and args.game is not None:
+        sys.exit("--level creates a new table against the service's bots: give no game id")
     if args.game is None:
         chosen = options(game, args.option)
         for key, value in BOT_OPTIONS.get(game.name, {}).items():
             if not chosen.HasField(key):
                 setattr(chosen, key, value)
-        created = game.call("CreateGame", players=args.players, options=chosen)
+        seating: dict[str, Any] = {"players": args.players}
+        if args.level is not None:
+            seating = bot_table(game, args)
+        created = game.call("CreateGame", options=chosen, **seating)
         game_id = created.game.game_id
         tokens = {t.seat: t.token for t in created.seat_tokens}
         print(f"game {game_id}")
+        if args.level is not None:
+            print(
+                f"  seat 0 played here at random; seats 1-{len(seating['seats']) - 1}:"
+                f" the service's {args.level} bot"
+            )
     else:
         if not args.token:
             sys.exit("a bot for an existing game needs its seat's --token")
@@ -617,7 +643,7 @@ def cmd_bot(game: Game, args: argparse.Namespace) -> None:
             seats = [state.game.viewer] if state.game.viewer in state.game.to_act else []
         else:
             state = game.call("GetGame", game_id=game_id)
-            seats = list(state.game.to_act)
+            seats = [seat for seat in state.game.to_act if seat in tokens]  # not the bots'
         if state.game.status == 2:
             break
         if not seats:
@@ -799,6 +825,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--players", type=int, default=0, help="0: the fewest the game allows")
     p.add_argument("--option", action="append", default=[], help=option_help)
     p.add_argument("--bot-seed", type=int, default=None)
+    p.add_argument(
+        "--level",
+        choices=list(LEVELS),
+        default=None,
+        help="a new table: seat 0 played here at random, every other seat the service's"
+        " bot at this level (default: this command plays every seat)",
+    )
     p.add_argument("--poll", type=float, default=0.2)
     p.add_argument("-v", "--verbose", action="store_true")
 

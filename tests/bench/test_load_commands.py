@@ -186,4 +186,46 @@ def test_a_load_command_as_written_exits_0_with_no_failure(stack, command):
     for name in games:
         service = registry.by_name(name).service_name.rsplit(".", 1)[-1]
         assert any(r["Name"] == f"{service}/SubmitMove" for r in rows), (name, rows)
+    level = re.search(r"TABLETOP_LOAD_LEVEL=(\w+)", command)
+    if level:
+        check_bot_tables(stack, games, level.group(1))
     print(f"{run}: {total['Request Count']} calls, {seconds:.1f} s")
+
+
+def check_bot_tables(stack, games: list[str], level: str) -> None:
+    """With ``--level`` the users' tables have seat 0 theirs and every other seat the
+    service's bot at that level, and the bots moved (without it no seat is a bot's)."""
+    from tabletop.common.v1 import table_pb2
+
+    wanted = getattr(table_pb2, f"BOT_LEVEL_{level.upper()}")
+    for name in games:
+        lobby = _call(stack.gateway_address, name, "ListGames", page_size=100).games
+        bot_tables = [
+            h
+            for h in lobby
+            if h.seats[0].state != table_pb2.SEAT_STATE_BOT
+            and all(
+                s.state == table_pb2.SEAT_STATE_BOT and s.bot_level == wanted for s in h.seats[1:]
+            )
+        ]
+        assert bot_tables, f"{name}: no table with the {level} bot in every other seat"
+        moved = {
+            turn.seat
+            for h in bot_tables
+            for turn in _call(
+                stack.gateway_address, name, "GetHistory", game_id=h.game_id, page_size=1000
+            ).turns
+            if any(e.kind == "bot_move" for e in turn.events)
+        }
+        assert moved and 0 not in moved, f"{name}: bot moves by seats {moved}"
+
+
+def _call(address: str, game: str, method: str, **fields):
+    entry = registry.by_name(game)
+    pb2 = entry.pb2()
+    with grpc.insecure_channel(address) as channel:
+        return channel.unary_unary(
+            f"/{entry.service_name}/{method}",
+            request_serializer=getattr(pb2, f"{method}Request").SerializeToString,
+            response_deserializer=getattr(pb2, f"{method}Response").FromString,
+        )(getattr(pb2, f"{method}Request")(**fields), timeout=30)
