@@ -355,6 +355,9 @@ def game_resources(entry: registry.ServiceEntry) -> list[dict[str, Any]]:
         {"name": "TABLETOP_MAX_CONNECTION_AGE_SECONDS", "value": "300"},
         # The NetworkPolicy lets only the gateway in, so its x-forwarded-for names the client.
         {"name": "TABLETOP_TRUST_FORWARDED_FOR", "value": "true"},
+        # One bot search process beside the event loop: the pod's CPU limit is one core
+        # (the default, one less than the node's cores, would overrun its memory limit).
+        {"name": "TABLETOP_BOT_WORKERS", "value": "1"},
     ]
     return [
         service_account(entry.host, "game"),

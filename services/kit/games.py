@@ -341,7 +341,7 @@ class GameManager:
         self._remember(game)
         self.metrics.game_created(self.game_type)
         if any(s.state == tables.BOT for s in table.seats):
-            self._warm_bots()
+            self.warm_bots()
         self._kick(game)
         return game, tokens
 
@@ -847,7 +847,7 @@ class GameManager:
         if game.table.bot_to_move(self.engine.to_act(game.state)) is None:
             return
         game_id = game.record.game_id
-        self._warm_bots()
+        self.warm_bots()
         if game_id not in self._queued:
             self._queued.add(game_id)
             self._bot_queue.append(game_id)
@@ -859,10 +859,10 @@ class GameManager:
             task.add_done_callback(self._bot_runners.discard)
             task.add_done_callback(_logged)
 
-    def _warm_bots(self) -> None:
-        """Start the bot pool's workers at the first bot seat, not at the first search:
-        a process start is a second or more, which no bot's first move should wait for.
-        Not at service start, so a service whose games have no bots starts none."""
+    def warm_bots(self) -> None:
+        """Start the bot pool's workers now (the service does at start, unless told not
+        to; else the first bot seat does): a process start is a second or more, which no
+        bot's first move should wait for."""
         if self._bots_warming is None and self.bots is not None and hasattr(self.bots, "warm"):
             self._bots_warming = asyncio.get_running_loop().create_task(self.bots.warm())
             self._bots_warming.add_done_callback(_logged)

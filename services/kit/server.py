@@ -103,6 +103,9 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "processes searching bot moves (0: one less than the cores, at least one)"),
         S("bot_ms", "TABLETOP_BOT_MS_PER_DECISION", "500", "float",
           "the time a hard bot takes for one decision (medium a fifth of it)"),
+        S("bot_warm", "TABLETOP_BOT_WARM", "true", "bool",
+          "start the bot workers with the service, so no bot's first move waits for a "
+          "process to start (false: at the first table with a bot)"),
         S("clock_interval", "TABLETOP_CLOCK_INTERVAL_SECONDS", "0.5", "float",
           "how often deadlines, bots to move and idle tables are checked: how late a "
           "timeout may fire at most"),
@@ -287,6 +290,8 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
             sweep(manager, cfg.retention, cfg.sweep_interval)
         )
     clock = asyncio.get_running_loop().create_task(tick(manager, cfg.clock_interval))
+    if cfg.bot_warm:
+        manager.warm_bots()
     await server.start()
     probes = (
         await serve_health(cfg.host, cfg.health_port, health_servicer) if cfg.health_port else None
