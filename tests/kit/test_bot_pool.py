@@ -5,6 +5,7 @@ a failure in a worker surfaces as the exception in the caller."""
 from __future__ import annotations
 
 import asyncio
+import os
 import pickle
 import time
 
@@ -189,3 +190,13 @@ def test_a_pool_is_configured_sanely():
         BotPool(workers=0)
     with pytest.raises(ValueError):
         BotPool(workers=1, ms_per_decision=0)
+
+
+def test_workers_search_at_a_lower_cpu_priority_than_the_service(bot_pool):
+    # The event loop serving every game goes first where cores are few.
+    async def niceness() -> int:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(bot_pool._executor, os.nice, 0)
+
+    ours = os.nice(0)
+    assert asyncio.run(niceness()) == min(19, ours + pool_module.WORKER_NICENESS)

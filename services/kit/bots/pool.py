@@ -2,9 +2,9 @@
 
 Workers are started with the "spawn" context, never "fork": the service runs threads
 (gRPC's, the store's), and a forked child inherits their locks in whatever state they
-were. Each worker imports every engine when it starts (``_load_engines``); ``warm()``
-starts them all ahead of the first decision, so that decision is not charged a
-process start.
+were. Each worker lowers its CPU priority and imports every engine when it starts
+(``_start_worker``); ``warm()`` starts them all ahead of the first decision, so that
+decision is not charged a process start.
 
 A decision that raises in a worker raises the same exception in the caller. An
 exception that cannot travel between processes (one whose constructor pickling cannot
@@ -37,7 +37,14 @@ def default_workers() -> int:
     return max(1, (os.cpu_count() or 1) - 1)
 
 
-def _load_engines() -> None:
+# How much lower a worker's CPU priority is than the service's: a search is background
+# work, and where cores are few (a pod's one, a laptop's two) the event loop serving
+# every game should not wait for it.
+WORKER_NICENESS = 10
+
+
+def _start_worker() -> None:
+    os.nice(WORKER_NICENESS)  # raising one's own niceness needs no privilege
     for name in registry.names():
         registry.by_name(name).engine()
 
@@ -87,7 +94,7 @@ class BotPool:
         return ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_load_engines,
+            initializer=_start_worker,
         )
 
     async def warm(self) -> None:
