@@ -315,7 +315,7 @@ class GameManager:
             table=None if plan is None else plan.to_dict(),
             lobby=table.lobby(),
             waiting=table.waiting,
-            due_at=table.due_at(self.engine.to_act(state), now),
+            due_at=table.due_at(now),
         )
         waiting_limit = self.waiting_per_client if table.waiting and owner else 0
         try:
@@ -508,7 +508,7 @@ class GameManager:
                 view = game.views[seat] = self.engine.view(game.state, seat)
         table = game.table
         outcome = self.outcome(game)
-        to_act = () if outcome is not None or table.waiting else self.engine.to_act(game.state)
+        to_act = () if outcome is not None or table.waiting else table.to_act
         return Snapshot(
             game_id=record.game_id,
             game_type=record.game_type,
@@ -700,9 +700,7 @@ class GameManager:
         record = dataclasses.replace(
             record,
             lobby=game.table.lobby(finished) if self._lobby_changes(game, record) else None,
-            due_at=None
-            if finished
-            else game.table.due_at(self.engine.to_act(game.state), record.applied_at),
+            due_at=None if finished else game.table.due_at(record.applied_at),
         )
         try:
             await self.store.append(game.record.game_id, record)
@@ -836,15 +834,15 @@ class GameManager:
             why = "forfeited on time" if "timeout" in data else "resigned"
             table.resign(seat, at, game.record.players, why)
         elif move.move == tables.EXPIRE:
-            table.end("EXPIRED", game.record.players, "nobody took the open seats in time")
+            table.end(tables.EXPIRE, game.record.players)
         elif move.move == tables.ABANDON:
-            table.end("ABANDONED", game.record.players, "nobody moved for too long")
+            table.end(tables.ABANDON, game.record.players)
         else:
             raise ValueError(f"unknown table entry {move.move!r}")
 
     def _kick(self, game: LiveGame) -> None:
         """Queue the game if a bot seat is to act: the service plays it, off this call."""
-        if game.table.bot_to_move(self.engine.to_act(game.state)) is None:
+        if game.table.bot_to_move() is None:
             return
         game_id = game.record.game_id
         self.warm_bots()
@@ -887,13 +885,13 @@ class GameManager:
         async with self.locked(game_id) as game:
             if self.outcome(game) is not None:
                 return False
-            seat = game.table.bot_to_move(self.engine.to_act(game.state))
+            seat = game.table.bot_to_move()
             if seat is None:
                 return False
             await self._bot_move(game, seat, ())
             if self.outcome(game) is not None:
                 return False
-            return game.table.bot_to_move(self.engine.to_act(game.state)) is not None
+            return game.table.bot_to_move() is not None
 
     async def _bot_move(self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...]) -> None:
         """The bot's move for ``seat`` (lock held), logged as that seat's move.
@@ -961,14 +959,11 @@ class GameManager:
                 return 0
             now = self.clock()
             table, players = game.table, game.record.players
-            to_act = self.engine.to_act(game.state)
             if table.waiting:
                 if not self.waiting_ttl or game.record.created_at > now - self.waiting_ttl:
                     return 0
-                table.end("EXPIRED", players, "nobody took the open seats in time")
-                event = _table_event("table_expired", "nobody took the open seats in time")
-                entry = tables.EXPIRE
-            elif (seat := table.overdue(to_act, now)) is not None:
+                entry, kind = tables.EXPIRE, "table_expired"
+            elif (seat := table.overdue(now)) is not None:
                 timeout = _table_event("timeout", f"seat {seat} ran out of time", seat)
                 if table.plan.clock is not None and table.plan.clock.forfeit:
                     await self._give_up(game, seat, "forfeited on time", (timeout,))
@@ -976,7 +971,7 @@ class GameManager:
                     await self._bot_move(game, seat, (timeout,))
                 self._kick(game)
                 return 1
-            elif (seat := table.bot_to_move(to_act)) is not None:
+            elif (seat := table.bot_to_move()) is not None:
                 await self._bot_move(game, seat, ())
                 self._kick(game)
                 return 1
@@ -985,11 +980,11 @@ class GameManager:
                 and self.idle_seconds
                 and game.updated_at <= now - self.idle_seconds
             ):
-                table.end("ABANDONED", players, "nobody moved for too long")
-                event = _table_event("game_abandoned", "nobody moved for too long")
-                entry = tables.ABANDON
+                entry, kind = tables.ABANDON, "game_abandoned"
             else:
                 return 0
+            table.end(entry, players)
+            event = _table_event(kind, tables.ENDINGS[entry][1])
             record = MoveRecord(
                 game.version + 1, tables.SERVICE_SEAT, entry, [event], applied_at=now, finished=True
             )

@@ -15,6 +15,7 @@ from google.protobuf import json_format
 from tabletop.common.v1 import game_pb2, table_pb2
 
 from services.kit import table as tables
+from services.kit import wire
 from services.kit.engine import BadOptions, GameInfo
 from services.kit.errors import BadPageToken, BadRequest
 from services.kit.store import GameRecord
@@ -27,12 +28,7 @@ _KINDS = {
     table_pb2.SEAT_KIND_OPEN: tables.OPEN,
     table_pb2.SEAT_KIND_BOT: tables.BOT,
 }
-_LEVELS = {
-    table_pb2.BOT_LEVEL_UNSPECIFIED: "medium",
-    table_pb2.BOT_LEVEL_EASY: "easy",
-    table_pb2.BOT_LEVEL_MEDIUM: "medium",
-    table_pb2.BOT_LEVEL_HARD: "hard",
-}
+_LEVELS = {table_pb2.BOT_LEVEL_UNSPECIFIED: "medium", **wire.LEVEL_NAMES}
 _STATUSES = {
     game_pb2.GAME_STATUS_UNSPECIFIED: None,
     game_pb2.GAME_STATUS_WAITING: "waiting",

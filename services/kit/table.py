@@ -33,6 +33,11 @@ from services.kit.errors import BadRequest
 TABLE_ENTRY = "@"
 JOIN, LEAVE, RESIGN, EXPIRE, ABANDON = "@join", "@leave", "@resign", "@expire", "@abandon"
 SERVICE_SEAT = -1  # the seat of entries the service makes for the table as a whole
+# How the service ends a game off the rules: its outcome reason and the detail shown.
+ENDINGS = {
+    EXPIRE: ("EXPIRED", "nobody took the open seats in time"),
+    ABANDON: ("ABANDONED", "nobody moved for too long"),
+}
 
 OPEN, TAKEN, BOT, GIVEN_UP = "open", "taken", "bot", "given_up"
 RESERVED = "reserved"  # a seat kind at creation: taken by the creator
@@ -155,7 +160,9 @@ class Table:
     sides: tuple[tuple[int, ...], ...]  # the seats that win or lose together
     ended: Outcome | None = None  # set when the table, not the rules, ended the game
     started_at: float | None = None
-    to_act: tuple[int, ...] = ()  # as of the last entry (the clock needs what changed)
+    # The engine's seats to act as of the last entry (after_move keeps it): the clock
+    # needs what changed, and the service reads it rather than asking the engine again.
+    to_act: tuple[int, ...] = ()
     log: list[str] = field(default_factory=list)  # details for the outcome ("X resigned")
 
     @classmethod
@@ -196,11 +203,11 @@ class Table:
     def first_open(self) -> int | None:
         return next((i for i, s in enumerate(self.seats) if s.state == OPEN), None)
 
-    def bot_to_move(self, to_act: Iterable[int]) -> int | None:
+    def bot_to_move(self) -> int | None:
         """A seat to act that the service plays (bot or given up), if any."""
         if self.waiting or self.ended is not None:
             return None
-        return next((s for s in to_act if self.seats[s].played_by_bot), None)
+        return next((s for s in self.to_act if self.seats[s].played_by_bot), None)
 
     def deadline(self, seat: int) -> float | None:
         """When ``seat``'s current decision times out; None without a clock or decision."""
@@ -214,19 +221,18 @@ class Table:
             limits.append(now.since + now.bank)
         return min(limits)
 
-    def due_at(self, to_act: Iterable[int], now: float) -> float | None:
+    def due_at(self, now: float) -> float | None:
         """When the service must act on this game by itself (for the store's sweep)."""
         if self.ended is not None or self.waiting:
             return None  # a waiting table's expiry is swept by its age
-        acting = tuple(to_act)
-        if self.bot_to_move(acting) is not None:
+        if self.bot_to_move() is not None:
             return now
-        deadlines = [d for d in (self.deadline(s) for s in acting) if d is not None]
+        deadlines = [d for d in (self.deadline(s) for s in self.to_act) if d is not None]
         return min(deadlines) if deadlines else None
 
-    def overdue(self, to_act: Iterable[int], now: float) -> int | None:
+    def overdue(self, now: float) -> int | None:
         """A human seat to act whose time has run out."""
-        for seat in to_act:
+        for seat in self.to_act:
             deadline = self.deadline(seat)
             if deadline is not None and deadline <= now:
                 return seat
@@ -294,8 +300,9 @@ class Table:
         self.ended = Outcome((0,) * players, tuple(sorted(winners)), "RESIGNED", tuple(self.log))
         return True
 
-    def end(self, reason: str, players: int, detail: str) -> None:
-        """The table ended the game with no winner (EXPIRED, ABANDONED)."""
+    def end(self, entry: str, players: int) -> None:
+        """The table ended the game with no winner (``EXPIRE`` or ``ABANDON``)."""
+        reason, detail = ENDINGS[entry]
         self.ended = Outcome((0,) * players, (), reason, (detail,))
 
     def after_move(self, seat: int | None, at: float, to_act: Iterable[int]) -> None:

@@ -13,42 +13,17 @@ from typing import Any
 import pytest
 from tabletop.common.v1 import game_pb2, table_pb2
 
-from services import registry
-from tests.client.test_cli_tables import Stack, cli, ok, rpc
-from tests.support import Process, start_process, wait_serving
+from tests.client.test_cli_tables import Stack, cli, gateway_stack, ok, rpc
 
-GAMES = ("glow", "channeling")
 STATE_BOT = table_pb2.SEAT_STATE_BOT
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory) -> Iterator[Stack]:
-    logs = tmp_path_factory.mktemp("cli-bots")
-    started: list[Process] = []
-    try:
-        routes = {}
-        for name in GAMES:
-            env = {
-                "TABLETOP_STORE_URL": "memory://",
-                "TABLETOP_ACCESS_LOG": "false",
-                "TABLETOP_BOT_MS_PER_DECISION": "10",  # real searches, kept short
-                "TABLETOP_BOT_WORKERS": "1",
-            }
-            process = start_process(f"services.{name}", env, logs / f"{name}.log")
-            started.append(process)
-            routes[f"TABLETOP_ROUTE_{name.upper()}"] = process.address
-        gateway = start_process(
-            "gateway", {"TABLETOP_ACCESS_LOG": "false", **routes}, logs / "gw.log"
-        )
-        started.append(gateway)
-        for name in GAMES:
-            wait_serving(gateway.address, registry.by_name(name).service_name, timeout=30)
-        yield Stack(gateway, started[:-1])
-    finally:
-        for process in reversed(started):
-            if process.popen.poll() is None:
-                process.popen.kill()
-                process.popen.wait(10)
+    # Real searches, kept short.
+    env = {"TABLETOP_BOT_MS_PER_DECISION": "10", "TABLETOP_BOT_WORKERS": "1"}
+    with gateway_stack(tmp_path_factory.mktemp("cli-bots"), env) as running:
+        yield running
 
 
 def game_id_of(stdout: str) -> str:

@@ -6,6 +6,7 @@ process of its own). What the client prints is checked against what the services
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -14,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -35,18 +37,14 @@ class Stack:
     services: list[Process]
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory) -> Iterator[Stack]:
-    logs = tmp_path_factory.mktemp("cli-tables")
+@contextlib.contextmanager
+def gateway_stack(logs: Path, service_env: dict[str, str]) -> Iterator[Stack]:
+    """Each game of GAMES as a process with ``service_env``, and a gateway before them."""
     started: list[Process] = []
     try:
         routes = {}
         for name in GAMES:
-            env = {
-                "TABLETOP_STORE_URL": "memory://",
-                "TABLETOP_ACCESS_LOG": "false",
-                "TABLETOP_BOT_MS_PER_DECISION": "20",  # bots decide fast: tests, not play
-            }
+            env = {"TABLETOP_STORE_URL": "memory://", "TABLETOP_ACCESS_LOG": "false", **service_env}
             process = start_process(f"services.{name}", env, logs / f"{name}.log")
             started.append(process)
             routes[f"TABLETOP_ROUTE_{name.upper()}"] = process.address
@@ -62,6 +60,15 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             if process.popen.poll() is None:
                 process.popen.kill()
                 process.popen.wait(10)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory) -> Iterator[Stack]:
+    # Bots decide fast: these are tests, not play.
+    with gateway_stack(
+        tmp_path_factory.mktemp("cli-tables"), {"TABLETOP_BOT_MS_PER_DECISION": "20"}
+    ) as running:
+        yield running
 
 
 def cli(
