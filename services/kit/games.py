@@ -633,13 +633,14 @@ class GameManager:
             if seat is None:
                 raise auth.MissingToken("a move needs a seat token: authorization: Bearer <token>")
             move = decode_move()
+            if expected_version is not None and expected_version > game.version:
+                # The caller saw a later version: another replica logged moves this one
+                # has not heard of yet. Read them from the shared log first; a retry's
+                # own move may be among them.
+                await self._follow(game)
             if request_id and request_id in game.requests:
                 turn = await self._previous(game, request_id, seat, move)
                 return self.snapshot(game, seat), turn
-            if expected_version is not None and expected_version > game.version:
-                # The caller saw a later version: another replica logged moves this one
-                # has not heard of yet. Read them from the shared log first.
-                await self._follow(game)
             if expected_version is not None and expected_version != game.version:
                 raise StaleVersion(game.version, expected_version)
             self._may_move(game, seat)

@@ -227,3 +227,54 @@ async def test_a_replica_that_has_not_heard_of_a_move_yet_reads_the_log_when_ask
                     game.game_id, game.tokens[seat], listed.moves[0], expected_version=version
                 )
             assert stale.value.code() == grpc.StatusCode.ABORTED
+
+
+async def test_a_retry_that_reaches_a_replica_further_behind_gets_its_first_answer():
+    """A move applied on one replica whose answer was lost, retried (same request id,
+    same expected version) on a replica that has not yet heard even of the moves before
+    it: the retry reads the log, finds its request there, and answers with the first
+    turn. It is not refused as stale (the caller would take its own acknowledged move for
+    somebody else's)."""
+    async with (
+        service_in_process(NAME, POSTGRES or "") as first,
+        service_in_process(NAME, POSTGRES or "") as second,
+    ):
+        async with (
+            grpc.aio.insecure_channel(first.address) as ca,
+            grpc.aio.insecure_channel(second.address) as cb,
+        ):
+            a, b = GameClient(NAME, ca), GameClient(NAME, cb)
+            game = await a.create(PLAYERS, seed=408)
+            rng = random.Random(16)
+            assert (await b.get(game.game_id)).game.version == 0  # live on b at version 0
+            version = 0
+            for _ in range(3):
+                state = await a.get(game.game_id)
+                seat = rng.choice(list(state.game.to_act))
+                listed = await a.moves(game.game_id, game.tokens[seat])
+                reply = await a.submit(
+                    game.game_id, game.tokens[seat], rng.choice(list(listed.moves)),
+                    expected_version=version,
+                )  # fmt: skip
+                version = reply.game.version
+            seat = rng.choice(list((await a.get(game.game_id)).game.to_act))
+            move = rng.choice(list((await a.moves(game.game_id, game.tokens[seat])).moves))
+            first_answer = await a.submit(
+                game.game_id, game.tokens[seat], move, expected_version=version,
+                request_id="lost-answer",
+            )  # fmt: skip
+            assert (await b.get(game.game_id)).game.version == 0  # b has heard of nothing
+            retried = await b.submit(
+                game.game_id, game.tokens[seat], move, expected_version=version,
+                request_id="lost-answer",
+            )  # fmt: skip
+            assert retried.turn.version == first_answer.turn.version == version + 1
+            assert retried.turn.move_text == first_answer.turn.move_text
+            assert (await b.history(game.game_id))[-1].version == version + 1  # applied once
+            # Control: a new request at that expected version is stale, as it should be.
+            with pytest.raises(grpc.aio.AioRpcError) as stale:
+                await b.submit(
+                    game.game_id, game.tokens[seat], move, expected_version=version,
+                    request_id="another",
+                )  # fmt: skip
+            assert stale.value.code() == grpc.StatusCode.ABORTED
