@@ -142,6 +142,24 @@ CONFIGS = (
     Config("shen-6p", "shen", 6, {}, (1,)),
 )
 
+# Options added by later releases, each away from its default: ``--variants`` plays these
+# too (a fixture made from a release that has them; the old release above had none).
+VARIANTS = (
+    Config("channeling-vigor", "channeling", 2, {"overchanneling": "vigor"}, (1, 2)),
+    Config("glow-2p-roll-arrival", "glow", 2, {"evening": "roll", "simultaneous": "arrival"}, (1,)),
+    Config("glow-4p-archipelago", "glow", 4, {"board": "archipelago"}, (1,)),
+    Config(
+        "resarcana-amber-in-order",
+        "resarcana",
+        2,
+        {"places": "amber", "collect_in_turn_order": True, "first_player": 1},
+        (1,),
+    ),
+    Config("shen-2p-round-limit", "shen", 2, {"round_limit": 40}, (1,)),
+    Config("shen-3p-one-by-one", "shen", 3, {"captures_at_once": False}, (1,)),
+    Config("shen-2p-deck-60", "shen", 2, {"deck_size": 60, "size": 10}, (1,)),
+)
+
 # Searched for a game that exercises a rule fixed later (see ``Watch``), unless a game of
 # that configuration above already does; the first configuration to find one ends a group.
 SEARCHES = (
@@ -397,17 +415,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("tests/stored/logs"))
     parser.add_argument("--search-seeds", type=int, default=300)
     parser.add_argument("--search-seconds", type=float, default=240.0)
+    parser.add_argument("--variants", action="store_true", help="also play VARIANTS")
+    parser.add_argument("--commit", default="", help="the commit, when the tree is no clone")
     args = parser.parse_args(argv)
     import services
 
     source = Path(services.__file__).resolve().parent.parent
-    commit = subprocess.run(
-        ["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    commit = (
+        subprocess.run(
+            ["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        or args.commit
+    )
     args.out.mkdir(parents=True, exist_ok=True)
 
     records: list[dict[str, Any]] = []
-    for config in CONFIGS:
+    for config in (*CONFIGS, *(VARIANTS if args.variants else ())):
         for seed in config.seeds:
             started = time.monotonic()
             record = play(config.game, seed, config.players, config.options)

@@ -50,6 +50,10 @@ from services.kit.store import open_store
 from tests.stored.make_fixture import CHECKPOINT, digest, field_names, outcome_dict, top_fields
 
 LOGS = Path(__file__).parent / "logs"
+# Games stored by the release with tables and bots, before the engines moved onto the
+# kit's kernel (logs-2026-12/README.md): today's default options and one configuration
+# per option away from its default.
+LOGS_2026_12 = Path(__file__).parent / "logs-2026-12"
 
 # View fields added after the fixture was made: new information, not a changed fact.
 ADDED_VIEW_FIELDS: Mapping[str, frozenset[str]] = {
@@ -66,12 +70,20 @@ EXERCISED_BY: Mapping[tuple[str, str], str] = {
 }
 
 
-def _load_games() -> list[dict[str, Any]]:
-    with gzip.open(LOGS / "games.jsonl.gz", "rt", encoding="utf-8") as lines:
+def added_fields(record: Mapping[str, Any]) -> frozenset[str]:
+    """The view fields left out of this game's digests: those added after it was stored
+    (a game stored since then has them in its views, and they are compared)."""
+    added = ADDED_VIEW_FIELDS.get(record["game"], frozenset())
+    return added - frozenset(record["view_field_names"])
+
+
+def _load_games(logs: Path = LOGS) -> list[dict[str, Any]]:
+    with gzip.open(logs / "games.jsonl.gz", "rt", encoding="utf-8") as lines:
         return [json.loads(line) for line in lines]
 
 
 GAMES = _load_games()
+GAMES_2026_12 = _load_games(LOGS_2026_12)
 
 
 def _id(record: Mapping[str, Any]) -> str:
@@ -114,7 +126,7 @@ def divergence(record: Mapping[str, Any]) -> str:
     difference, with the move where it shows."""
     game = record["game"]
     engine = engine_of(game)
-    drop = ADDED_VIEW_FIELDS.get(game, frozenset())
+    drop = added_fields(record)
     options = engine.GAME.options_type.from_dict(record["options"])
     state = engine.new_game(record["seed"], record["players"], options)
     moves = []
@@ -176,6 +188,28 @@ def test_a_stored_game_replays_as_it_was_played(record):
     assert divergence(record) == ""
 
 
+def test_the_2026_12_fixture_covers_every_game_and_every_option_away_from_its_default():
+    assert {r["game"] for r in GAMES_2026_12} == set(registry.names())
+    for game in registry.names():
+        defaults = engine_of(game).GAME.options_type().to_dict()
+        changed = {
+            key
+            for r in GAMES_2026_12
+            if r["game"] == game
+            for key, value in r["options"].items()
+            if value != defaults[key]
+        }
+        # Options that only make a game from given cards (Shén's realms, decks and anchor
+        # points) or a round limit Res Arcana always has are played at their defaults.
+        left = set(defaults) - changed - {"anchor_points", "decks", "realms", "victory_points"}
+        assert left <= {"round_limit", "setup"} if game == "resarcana" else not left, (game, left)
+
+
+@pytest.mark.parametrize("record", GAMES_2026_12, ids=_id)
+def test_a_game_stored_in_2026_12_replays_as_it_was_played(record):
+    assert divergence(record) == ""
+
+
 def _stored_before_entries() -> list[tuple[str, str]]:
     entries = []
     for game in registry.names():
@@ -216,9 +250,9 @@ def test_with_no_migration_at_all_the_searched_game_diverges(label, monkeypatch)
 # --- through a real store ----------------------------------------------------------------
 
 
-def _old_store_file(path: Path) -> list[str]:
+def _old_store_file(path: Path, logs: Path = LOGS) -> list[str]:
     """An SQLite file with the tables and rows an old store wrote; returns the game ids."""
-    with gzip.open(LOGS / "old_sqlite_store.json.gz", "rt", encoding="utf-8") as dump_file:
+    with gzip.open(logs / "old_sqlite_store.json.gz", "rt", encoding="utf-8") as dump_file:
         dump = json.load(dump_file)
     conn = sqlite3.connect(path)
     try:
@@ -237,10 +271,11 @@ def _old_store_file(path: Path) -> list[str]:
     return list(ids)
 
 
-async def test_old_store_rows_load_through_the_manager(tmp_path):
+@pytest.mark.parametrize("logs", [LOGS, LOGS_2026_12], ids=lambda p: p.name)
+async def test_old_store_rows_load_through_the_manager(tmp_path, logs):
     path = tmp_path / "old.db"
-    ids = _old_store_file(path)
-    by_id = {r["game_id"]: r for r in GAMES if "game_id" in r}
+    ids = _old_store_file(path, logs)
+    by_id = {r["game_id"]: r for r in _load_games(logs) if "game_id" in r}
     assert set(ids) == set(by_id)
     assert {r["game"] for r in by_id.values()} == set(registry.names())
     store = open_store(f"sqlite:///{path}")
@@ -268,7 +303,7 @@ async def test_old_store_rows_load_through_the_manager(tmp_path):
                             engine,
                             live.state,
                             record,
-                            ADDED_VIEW_FIELDS.get(record["game"], frozenset()),
+                            added_fields(record),
                         )
                     )
                 _, turns = await manager.history(game_id, None, 0, record["version"])
