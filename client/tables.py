@@ -1,0 +1,184 @@
+"""Tables and the lobby: create (open seats, bots, clocks), lobby, join, leave, resign."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from tabletop.common.v1 import table_pb2
+
+from client.api import FINISHED, IN_PROGRESS, WAITING
+from client.game import (
+    Game,
+    fewest_players,
+    need_token,
+    options,
+    seat_label,
+    show_outcome,
+    show_turn,
+)
+
+LEVELS = {
+    "easy": table_pb2.BOT_LEVEL_EASY,
+    "medium": table_pb2.BOT_LEVEL_MEDIUM,
+    "hard": table_pb2.BOT_LEVEL_HARD,
+}
+STATUSES = {"waiting": WAITING, "in_progress": IN_PROGRESS, "finished": FINISHED}
+STATUS_NAMES = {WAITING: "waiting", IN_PROGRESS: "in progress", FINISHED: "finished"}
+
+
+def seconds(text: str) -> float:
+    """A number of seconds from the command line (the service checks its range)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+    return value
+
+
+def wants_clock(args: argparse.Namespace) -> bool:
+    clock = (args.per_decision, args.bank, args.increment)
+    return any(v is not None for v in clock) or args.forfeit
+
+
+def time_control(args: argparse.Namespace) -> Any:
+    """The TimeControl the clock options ask for, or None for no clock."""
+    if not wants_clock(args):
+        return None
+    action = (
+        table_pb2.TIMEOUT_ACTION_FORFEIT if args.forfeit else table_pb2.TIMEOUT_ACTION_BOT_MOVES
+    )
+    control = table_pb2.TimeControl(on_timeout=action)
+    for name in ("per_decision", "bank", "increment"):
+        value = getattr(args, name)
+        if value is not None:
+            getattr(control, name).FromNanoseconds(round(value * 1e9))
+    return control
+
+
+def seat_requests(game: Game, args: argparse.Namespace) -> list[Any]:
+    """One SeatRequest per seat: the caller's reserved seats first, then --open, then
+    --bots (so the bots sit last)."""
+    players = args.players or fewest_players(game)
+    if args.open < 0 or args.bots < 0:
+        sys.exit("--open and --bots take a number of seats (0 or more)")
+    if args.open + args.bots > players:
+        sys.exit(f"--open {args.open} and --bots {args.bots}: the game has {players} seats")
+    reserved = players - args.open - args.bots
+    if args.player_name is not None and reserved == 0:
+        sys.exit("--name names the caller's reserved seats, and --open and --bots leave none")
+    if args.level is not None and not args.bots:
+        sys.exit("--level sets the level of the --bots seats")
+    level = LEVELS[args.level or "medium"]
+    return (
+        [
+            table_pb2.SeatRequest(
+                kind=table_pb2.SEAT_KIND_RESERVED, player_name=args.player_name or ""
+            )
+        ]
+        * reserved
+        + [table_pb2.SeatRequest(kind=table_pb2.SEAT_KIND_OPEN)] * args.open
+        + [table_pb2.SeatRequest(kind=table_pb2.SEAT_KIND_BOT, bot_level=level)] * args.bots
+    )
+
+
+def waiting_for(header: Any) -> str:
+    """What a table waits for, in one line."""
+    if header.status == WAITING:
+        open_seats = sum(s.state == table_pb2.SEAT_STATE_OPEN for s in header.seats)
+        return f"waiting for {open_seats} more player{'s' if open_seats != 1 else ''} to join"
+    if header.status == IN_PROGRESS:
+        return "the game has started"
+    return "the game is over"
+
+
+def cmd_create(game: Game, args: argparse.Namespace) -> None:
+    fields: dict[str, Any] = {"players": args.players, "options": options(game, args.option)}
+    if args.seed is not None:
+        fields["seed"] = args.seed
+    table = bool(
+        args.open or args.bots or args.player_name is not None or args.level or wants_clock(args)
+    )
+    if table:  # without any table option the request is exactly as before tables existed
+        fields["seats"] = seat_requests(game, args)
+        fields["players"] = len(fields["seats"])
+        control = time_control(args)
+        if control is not None:
+            fields["time_control"] = control
+    reply = game.call("CreateGame", **fields)
+    print(f"game {reply.game.game_id}")
+    for token in reply.seat_tokens:
+        print(f"  seat {token.seat} ({token.name}): {token.token}")
+    if table:
+        for seat in reply.game.seats:
+            if seat.state in (table_pb2.SEAT_STATE_OPEN, table_pb2.SEAT_STATE_BOT):
+                who = "open" if seat.state == table_pb2.SEAT_STATE_OPEN else seat.player_name
+                print(f"  seat {seat.index} ({seat.name}): {who}")
+        print(waiting_for(reply.game))
+
+
+def when(stamp: Any) -> str:
+    return datetime.fromtimestamp(stamp.seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def cmd_lobby(game: Game, args: argparse.Namespace) -> None:
+    fields: dict[str, Any] = {"players": args.players, "page_size": args.page_size}
+    if args.status is not None:
+        fields["status"] = STATUSES[args.status]
+    if args.page_token:
+        fields["page_token"] = args.page_token
+    reply = game.call("ListGames", **fields)
+    rows = [("game", "status", "players", "seats", "created")]
+    for header in reply.games:
+        rows.append(
+            (
+                header.game_id,
+                STATUS_NAMES.get(header.status, "unknown"),
+                str(len(header.seats)),
+                ", ".join(seat_label(s) for s in header.seats),
+                when(header.created_at),
+            )
+        )
+    if len(rows) == 1:
+        print("no games")
+    else:
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        for row in rows:
+            print("  ".join([*(c.ljust(w) for c, w in zip(row, widths, strict=False)), row[-1]]))
+    if reply.next_page_token:
+        print(f"next page: --page-token={reply.next_page_token}")
+    waiting = reply.waiting_tables
+    print(f"{waiting} table{'s' if waiting != 1 else ''} waiting for players")
+
+
+def cmd_join(game: Game, args: argparse.Namespace) -> None:
+    fields: dict[str, Any] = {"game_id": args.game, "player_name": args.player_name}
+    if args.seat is not None:
+        fields["seat"] = args.seat
+    reply = game.call("JoinGame", **fields)
+    token = reply.seat_token
+    name = reply.game.seats[token.seat].player_name
+    print(f"game {reply.game.game_id}: {name} takes seat {token.seat} ({token.name})")
+    print(f"  seat {token.seat} ({token.name}): {token.token}")
+    print("the token is shown only this once: keep it (--token=TOKEN or TABLETOP_TOKEN)")
+    print(waiting_for(reply.game))
+
+
+def cmd_leave(game: Game, args: argparse.Namespace) -> None:
+    reply = game.call("LeaveGame", need_token(args), game_id=args.game)
+    print(f"game {reply.game.game_id}: you left; your seat is open again and its token void")
+    print(waiting_for(reply.game))
+
+
+def cmd_resign(game: Game, args: argparse.Namespace) -> None:
+    reply = game.call("Resign", need_token(args), game_id=args.game)
+    show_turn(game, reply.turn, reply.game.seats)
+    if reply.game.status == FINISHED:
+        show_outcome(reply.game)
+    else:
+        print("the game goes on: the service's bot plays your seat, which cannot win")
