@@ -168,7 +168,7 @@ class Kernel:
         if seat not in rules.to_act(state):
             raise NotYourDecision("it is not this seat's decision now")
         if not isinstance(move, rules.move_types):
-            raise MalformedMove(f"not a {rules.game.title} move")
+            raise MalformedMove(f"not a move of {rules.game.title}")
         problem = rules.problem(move)
         if problem is not None:
             raise MalformedMove(problem)

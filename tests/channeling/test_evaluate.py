@@ -21,8 +21,8 @@ import pytest
 
 from services.channeling import engine
 from services.channeling.engine import board
-from services.channeling.engine.rules import splendor
 from services.channeling.engine.state import DARK, DRUID, FILL, GLYPH, LIGHT, PATH
+from services.channeling.engine.steps.endgame import splendor
 from services.kit.engine import Outcome
 from services.kit.testing import choose, random_game
 

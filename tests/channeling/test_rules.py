@@ -12,7 +12,6 @@ from services.channeling import engine
 from services.channeling.engine import board
 from services.channeling.engine.content import CARD_BY_ID, CARDS, GLYPH_INDEX, GLYPHS
 from services.channeling.engine.moves import ChoosePath, FillGap, MoveDruid, PlayGlyph
-from services.channeling.engine.rules import glyph_line
 from services.channeling.engine.state import (
     BEYOND_SPLENDOR,
     BEYOND_VIGOR,
@@ -23,6 +22,7 @@ from services.channeling.engine.state import (
     LIGHT,
     PATH,
 )
+from services.channeling.engine.steps.play_glyph import glyph_line
 from services.kit.engine import BadOptions, GameOver, IllegalMove, MalformedMove, NotYourDecision
 from services.kit.testing import assert_refused_unchanged
 

@@ -1,5 +1,8 @@
 """The Channeling: a pure rules engine (see the engine contract in services/kit/engine.py).
 
+The turn itself (``apply``, ``legal_moves``, the checks before a move) is the kit's
+kernel (services/kit/kernel.py) over this game's rule table, engine/turn.py.
+
 >>> from services.channeling import engine
 >>> state = engine.new_game(seed=7, players=2, options=engine.Options())
 >>> engine.to_act(state)
@@ -12,27 +15,23 @@ True
 'glyph_played'
 """
 
-from services.kit.engine import GameInfo
-
 from .determinize import determinize
 from .evaluate import evaluate
 from .moves import ChoosePath, FillGap, Move, MoveDruid, PlayGlyph, parse_move
-from .rules import apply, legal_moves, outcome, to_act
-from .state import SEAT_NAMES, State, new_game
 from .state import ChannelingOptions as Options
+from .state import State, new_game
+from .steps.endgame import outcome
+from .turn import ENGINE, GAME, RULES, to_act
 from .view import CellView, SeatView, View, view
 
-GAME = GameInfo(
-    name="channeling",
-    title="The Channeling",
-    min_players=2,
-    max_players=2,
-    options_type=Options,
-    seat_names=lambda players: SEAT_NAMES,
-)
+apply = ENGINE.apply
+legal_moves = ENGINE.legal_moves
+public_move = ENGINE.public_move
 
 __all__ = [
+    "ENGINE",
     "GAME",
+    "RULES",
     "CellView",
     "ChoosePath",
     "FillGap",
@@ -50,6 +49,7 @@ __all__ = [
     "new_game",
     "outcome",
     "parse_move",
+    "public_move",
     "to_act",
     "view",
 ]

@@ -39,8 +39,9 @@ from __future__ import annotations
 import math
 
 from .content import CARD_BY_ID
-from .rules import CARDS_TO_END, CUBES_MOVED, CUBES_STATIONARY
 from .state import BEYOND_VIGOR, DARK, FILL, LIGHT, PATH, State
+from .steps.endgame import CARDS_TO_END
+from .steps.place_cubes import CUBES_MOVED, CUBES_STATIONARY
 
 # Fitted on random games (see the module's docstring).
 PROGRESS = 0.4  # share of a card's Splendor its owner's cubes are worth at Vigor - 1

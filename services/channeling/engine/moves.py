@@ -8,19 +8,20 @@
 Forced choices are not asked: a single Leyline Path, or a single gap left to fill, is
 taken at once.
 
-A move built in code may carry any value; ``check_arguments`` refuses one whose glyph or
-cells are not on the table (negative, past the last, not an integer) before any rule
-reads it, so an index never wraps around or fails deep inside a rule.
+Moves sort by step, then by their fields (``sort_key``): the order ``legal_moves`` lists
+them in. A move built in code may carry any value; ``problem`` names one whose glyph or
+cells are not on the table (negative, past the last, not an integer), and the kit refuses
+it as malformed before any rule reads it, so an index never wraps around or fails deep
+inside a rule.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from functools import total_ordering
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from services.kit.engine import MalformedMove
+from services.kit.moves import TypedMove
 
 from . import board
 from .content import GLYPH_INDEX, GLYPHS
@@ -29,104 +30,104 @@ from .content import GLYPH_INDEX, GLYPHS
 MAX_PATH_CELLS = 2 * (board.SIZE - 1) + 1
 
 
-@total_ordering
-class _Move(ABC):
-    def _key(self) -> tuple:
-        """The step the move belongs to, then its fields: moves sort by this."""
-        return ()
-
-    @abstractmethod
-    def check_arguments(self) -> None:
-        """Raise :class:`MalformedMove` unless every argument names a glyph or a cell."""
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, _Move):
-            return NotImplemented
-        return self._key() < other._key()
-
-
 def _index(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_cell(value: object, what: str) -> None:
-    if not _index(value) or not 0 <= value < len(board.CELLS):
-        last = len(board.CELLS) - 1
-        raise MalformedMove(f"{what} must be a cell 0-{last} (a1-d4), not {value!r}")
+def _cell_problem(value: object, what: str) -> str | None:
+    if _index(value) and 0 <= value < len(board.CELLS):
+        return None
+    return f"{what} must be a cell 0-{len(board.CELLS) - 1} (a1-d4), not {value!r}"
 
 
-@dataclass(frozen=True, eq=True)
-class PlayGlyph(_Move):
+@dataclass(frozen=True, slots=True)
+class PlayGlyph(TypedMove):
+    """1 - Play a Glyph Card."""
+
     glyph: int  # index into GLYPHS
 
-    def _key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (1, self.glyph)
 
-    def check_arguments(self) -> None:
-        if not _index(self.glyph) or not 0 <= self.glyph < len(GLYPHS):
-            raise MalformedMove(
-                f"glyph must be 0-{len(GLYPHS) - 1} ({', '.join(GLYPHS)}), not {self.glyph!r}"
-            )
+    def problem(self) -> str | None:
+        if _index(self.glyph) and 0 <= self.glyph < len(GLYPHS):
+            return None
+        return f"glyph must be 0-{len(GLYPHS) - 1} ({', '.join(GLYPHS)}), not {self.glyph!r}"
 
     def __str__(self) -> str:
         return f"glyph {GLYPHS[self.glyph]}"
 
 
-@dataclass(frozen=True, eq=True)
-class MoveDruid(_Move):
+@dataclass(frozen=True, slots=True)
+class MoveDruid(TypedMove):
+    """2 - Move a Druid Token: from the card ``origin`` to the card ``target``."""
+
     origin: int
     target: int
 
-    def _key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (2, self.origin, self.target)
 
-    def check_arguments(self) -> None:
-        _check_cell(self.origin, "origin")
-        _check_cell(self.target, "target")
+    def problem(self) -> str | None:
+        return _cell_problem(self.origin, "origin") or _cell_problem(self.target, "target")
 
     def __str__(self) -> str:
         return f"druid {board.name(self.origin)}-{board.name(self.target)}"
 
 
-@dataclass(frozen=True, eq=True)
-class ChoosePath(_Move):
+@dataclass(frozen=True, slots=True)
+class ChoosePath(TypedMove):
+    """3 - Choose a Leyline Path: its cells from the moved Druid to the stationary one."""
+
     cells: tuple[int, ...]
 
-    def _key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (3, self.cells)
 
-    def check_arguments(self) -> None:
+    def problem(self) -> str | None:
         if not isinstance(self.cells, tuple) or not 1 <= len(self.cells) <= MAX_PATH_CELLS:
-            raise MalformedMove(f"a Leyline Path is a tuple of 1 to {MAX_PATH_CELLS} cells")
+            return f"a Leyline Path is a tuple of 1 to {MAX_PATH_CELLS} cells"
         for cell in self.cells:
-            _check_cell(cell, "each cell of a path")
+            problem = _cell_problem(cell, "each cell of a path")
+            if problem is not None:
+                return problem
+        return None
 
     def __str__(self) -> str:
         return "path " + "-".join(board.name(c) for c in self.cells)
 
 
-@dataclass(frozen=True, eq=True)
-class FillGap(_Move):
+@dataclass(frozen=True, slots=True)
+class FillGap(TypedMove):
+    """6 - the gap ``cell`` is the next to take a card from the deck."""
+
     cell: int
 
-    def _key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (4, self.cell)
 
-    def check_arguments(self) -> None:
-        _check_cell(self.cell, "cell")
+    def problem(self) -> str | None:
+        return _cell_problem(self.cell, "cell")
 
     def __str__(self) -> str:
         return f"fill {board.name(self.cell)}"
 
 
 Move = PlayGlyph | MoveDruid | ChoosePath | FillGap
+MOVE_TYPES = (PlayGlyph, MoveDruid, ChoosePath, FillGap)
+
+
+def problem(move: Move) -> str | None:
+    """Why ``move`` is not well formed (the kit's ``problem`` hook), or None."""
+    return move.problem()
 
 
 def _cells(text: str) -> tuple[int, ...]:
-    cells = tuple(board.parse_cell(part) for part in text.split("-"))
-    if not cells or any(c is None for c in cells):
+    parsed = [board.parse_cell(part) for part in text.split("-")]
+    cells = tuple(c for c in parsed if c is not None)
+    if not cells or len(cells) != len(parsed):
         raise MalformedMove(f"not a list of cells a1-d4: {text!r}")
-    return cells  # type: ignore[return-value]  # no None: checked above
+    return cells
 
 
 def parse_move(text: str) -> Move:

@@ -13,8 +13,8 @@ from services.kit.engine import Outcome
 
 from . import board
 from .content import CARD_BY_ID, GLYPHS
-from .rules import splendor
 from .state import State
+from .steps.endgame import splendor
 
 
 class CellView(NamedTuple):
