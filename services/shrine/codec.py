@@ -9,7 +9,6 @@ from services.kit.engine import MalformedMove
 from . import engine
 from .engine import colours
 from .engine.content import BOARD, CONTENT, FIELD_INDEX, FIELDS, POWER_INDEX, POWER_KEYS
-from .engine.moves import Kind
 from .engine.state import SEAT_NAMES
 
 # Enum numbers are the engine's numbers plus one (0 is UNSPECIFIED in both enums).
@@ -34,28 +33,28 @@ _SIDES = {
 _SEAT = {name: seat for seat, name in enumerate(SEAT_NAMES)}
 _FIELD_NAMES = BOARD.field_names
 
-# The oneof case of each kind, and back.
-_CASE = {
-    Kind.UNLOCK: "unlock",
-    Kind.DRAW: "draw",
-    Kind.KEEP: "keep",
-    Kind.PASS: "pass_turn",
-    Kind.DEBT: "debt",
-    Kind.SERPENT: "serpent",
-    Kind.REFRESH: "refresh",
-    Kind.SEARCH: "search",
-    Kind.ACCEPT: "accept",
-    Kind.PLACE: "place",
-    Kind.OVERWRITE: "overwrite",
-    Kind.RELOCATE: "relocate",
-    Kind.BLOCK: "block",
-    Kind.DONE: "done",
-    Kind.SHAPE: "shape",
-    Kind.AT: "at",
-    Kind.CLAIM: "claim",
-    Kind.REWARD: "reward",
-    Kind.BONUS: "bonus",
-    Kind.SKIP: "skip",
+# The oneof case of each kind of move, and back.
+_CASE: dict[type[engine.Move], str] = {
+    engine.Unlock: "unlock",
+    engine.Draw: "draw",
+    engine.Keep: "keep",
+    engine.Pass: "pass_turn",
+    engine.Debt: "debt",
+    engine.Serpent: "serpent",
+    engine.Refresh: "refresh",
+    engine.Search: "search",
+    engine.Accept: "accept",
+    engine.Place: "place",
+    engine.Overwrite: "overwrite",
+    engine.Relocate: "relocate",
+    engine.Block: "block",
+    engine.Done: "done",
+    engine.CompleteShape: "shape",
+    engine.ShapeFields: "at",
+    engine.Claim: "claim",
+    engine.Reward: "reward",
+    engine.Bonus: "bonus",
+    engine.Skip: "skip",
 }
 _KIND = {case: kind for kind, case in _CASE.items()}
 
@@ -101,43 +100,46 @@ def move_from_proto(message: pb.Move) -> engine.Move:
     return move
 
 
-def _decode(kind: Kind, body) -> engine.Move:
-    if kind in (Kind.UNLOCK, Kind.SERPENT):
-        return engine.Move(kind, power=_power(body.power, "power"))
-    if kind in (Kind.DRAW, Kind.BONUS):
-        return engine.Move(kind, number=body.deck)
-    if kind is Kind.KEEP:
-        return engine.Move(kind, number=body.index)
-    if kind is Kind.SHAPE:
-        return engine.Move(kind, number=body.card)
-    if kind is Kind.PLACE:
-        return engine.Move(kind, field=_field(body.field, "field"))
-    if kind is Kind.OVERWRITE:
+def _decode(kind: type[engine.Move], body) -> engine.Move:
+    if kind is engine.Unlock:
+        return engine.Unlock(_power(body.power, "power"))
+    if kind is engine.Serpent:
+        return engine.Serpent(_power(body.power, "power"))
+    if kind is engine.Draw:
+        return engine.Draw(body.deck)
+    if kind is engine.Bonus:
+        return engine.Bonus(body.deck)
+    if kind is engine.Keep:
+        return engine.Keep(body.index)
+    if kind is engine.CompleteShape:
+        return engine.CompleteShape(body.card)
+    if kind is engine.Place:
+        return engine.Place(_field(body.field, "field"))
+    if kind is engine.Overwrite:
         field = _field(body.field, "field")
-        return engine.Move(kind, field=field, colour=_colour(body.colour, "colour", basic=True))
-    if kind is Kind.RELOCATE:
+        return engine.Overwrite(field, _colour(body.colour, "colour", basic=True))
+    if kind is engine.Relocate:
         origin = _field(body.origin, "origin")
         colour = _colour(body.colour, "colour", basic=True)
-        to = _field(body.destination, "destination")
-        return engine.Move(kind, field=origin, colour=colour, to=to)
-    if kind is Kind.BLOCK:
+        return engine.Relocate(origin, colour, _field(body.destination, "destination"))
+    if kind is engine.Block:
         field = _field(body.field, "field")
-        return engine.Move(kind, field=field, target=bool(body.target), no_claim=body.no_claim)
-    if kind is Kind.AT:
+        return engine.Block(field, target=bool(body.target), no_claim=body.no_claim)
+    if kind is engine.ShapeFields:
         if not 0 < len(body.fields) <= FIELDS:
             raise MalformedMove(f"a shape covers 1 to {FIELDS} fields")
         fields = [_field(name, "fields") for name in body.fields]
         if len(set(fields)) != len(fields):
             raise MalformedMove("a field is named twice")
         ignored = _field(body.ignored, "ignored") if body.ignored else -1
-        return engine.Move(kind, field=ignored, mask=sum(1 << f for f in fields))
-    if kind is Kind.CLAIM:
-        return engine.Move(kind, colour=_colour(body.colour, "colour"))
-    if kind is Kind.REWARD:
+        return engine.ShapeFields(sum(1 << f for f in fields), ignored)
+    if kind is engine.Claim:
+        return engine.Claim(_colour(body.colour, "colour"))
+    if kind is engine.Reward:
         if body.unlock == pb.TREASURE_POWER_UNSPECIFIED:
-            return engine.Move(kind)  # "Treasure only"
-        return engine.Move(kind, power=_power(body.unlock, "unlock"))
-    return engine.Move(kind)  # pass, debt, refresh, search, accept, done, skip: no fields
+            return engine.Reward()  # "Treasure only"
+        return engine.Reward(_power(body.unlock, "unlock"))
+    return kind()  # pass, debt, refresh, search, accept, done, skip: no fields
 
 
 def _name(field: int) -> str:
@@ -145,49 +147,48 @@ def _name(field: int) -> str:
 
 
 def move_to_proto(move: engine.Move) -> pb.Move:
-    kind = move.kind
-    if kind is Kind.UNLOCK:
+    if isinstance(move, engine.Unlock):
         return pb.Move(unlock=pb.Unlock(power=_power_enum(move.power)))
-    if kind is Kind.SERPENT:
+    if isinstance(move, engine.Serpent):
         return pb.Move(serpent=pb.Serpent(power=_power_enum(move.power)))
-    if kind is Kind.DRAW:
-        return pb.Move(draw=pb.Draw(deck=move.number))
-    if kind is Kind.BONUS:
-        return pb.Move(bonus=pb.Bonus(deck=move.number))
-    if kind is Kind.KEEP:
-        return pb.Move(keep=pb.Keep(index=move.number))
-    if kind is Kind.SHAPE:
-        return pb.Move(shape=pb.CompleteShape(card=move.number))
-    if kind is Kind.PLACE:
+    if isinstance(move, engine.Draw):
+        return pb.Move(draw=pb.Draw(deck=move.deck))
+    if isinstance(move, engine.Bonus):
+        return pb.Move(bonus=pb.Bonus(deck=move.deck))
+    if isinstance(move, engine.Keep):
+        return pb.Move(keep=pb.Keep(index=move.index))
+    if isinstance(move, engine.CompleteShape):
+        return pb.Move(shape=pb.CompleteShape(card=move.card))
+    if isinstance(move, engine.Place):
         return pb.Move(place=pb.Place(field=_name(move.field)))
-    if kind is Kind.OVERWRITE:
+    if isinstance(move, engine.Overwrite):
         return pb.Move(
             overwrite=pb.Overwrite(field=_name(move.field), colour=_colour_enum(move.colour))
         )
-    if kind is Kind.RELOCATE:
+    if isinstance(move, engine.Relocate):
         return pb.Move(
             relocate=pb.Relocate(
-                origin=_name(move.field),
+                origin=_name(move.origin),
                 colour=_colour_enum(move.colour),
-                destination=_name(move.to),
+                destination=_name(move.destination),
             )
         )
-    if kind is Kind.BLOCK:
+    if isinstance(move, engine.Block):
         block = pb.Block(field=_name(move.field), target=move.target, no_claim=move.no_claim)
         return pb.Move(block=block)
-    if kind is Kind.AT:
+    if isinstance(move, engine.ShapeFields):
         return pb.Move(
             at=pb.ShapeFields(
                 fields=[_name(f) for f in range(FIELDS) if move.mask >> f & 1],
-                ignored=_name(move.field) if move.field >= 0 else "",
+                ignored=_name(move.ignored) if move.ignored >= 0 else "",
             )
         )
-    if kind is Kind.CLAIM:
+    if isinstance(move, engine.Claim):
         return pb.Move(claim=pb.Claim(colour=_colour_enum(move.colour)))
-    if kind is Kind.REWARD:
-        return pb.Move(reward=pb.Reward(unlock=_power_enum(move.power)))  # Treasure only: 0
+    if isinstance(move, engine.Reward):
+        return pb.Move(reward=pb.Reward(unlock=_power_enum(move.unlock)))  # Treasure only: 0
     message = pb.Move()
-    getattr(message, _CASE[kind]).SetInParent()  # the kinds without fields
+    getattr(message, _CASE[type(move)]).SetInParent()  # the kinds without fields
     return message
 
 

@@ -27,7 +27,6 @@ from services.kit.engine import MalformedMove
 from services.kit.games import event_dict
 from services.kit.testing import random_game_count
 from services.shrine import codec, engine
-from services.shrine.engine import Kind
 from services.shrine.engine.content import CONTENT
 from tests.codec_checks import assert_every_kind_round_trips, assert_round_trips
 from tests.leaks import check_seat_outputs, follow, views_now
@@ -88,7 +87,9 @@ def random_states(options: engine.Options, games: int = GAMES):
 
 
 def test_every_kind_has_a_case_and_round_trips():
-    assert_every_kind_round_trips(engine.parse_move, Kind, codec, pb.Move, render.move, EVERY_KIND)
+    assert_every_kind_round_trips(
+        engine.parse_move, engine.MOVE_TYPES, codec, pb.Move, render.move, EVERY_KIND
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGURATIONS))

@@ -13,7 +13,30 @@ import pytest
 from services.kit.engine import IllegalMove
 from services.kit.testing import record_playthrough
 from services.shrine import engine
-from services.shrine.engine import Kind, Move, rulebook
+from services.shrine.engine import (
+    Accept,
+    Block,
+    Bonus,
+    Claim,
+    CompleteShape,
+    Debt,
+    Done,
+    Draw,
+    Keep,
+    Move,
+    Overwrite,
+    Pass,
+    Place,
+    Refresh,
+    Relocate,
+    Reward,
+    Search,
+    Serpent,
+    ShapeFields,
+    Skip,
+    Unlock,
+    rulebook,
+)
 from services.shrine.engine.content import CONTENT, FIELDS
 from services.shrine.engine.state import Phase
 from tests.shrine.invariants import check_view
@@ -24,27 +47,22 @@ RULES = {v for k, v in vars(rulebook).items() if k.isupper()}
 def candidates(state) -> list[Move]:
     """Every well-formed move of every kind (shape placements only for the card at hand)."""
     fields = range(FIELDS)
-    out = [Move(k) for k in (Kind.PASS, Kind.DEBT, Kind.REFRESH, Kind.SEARCH, Kind.ACCEPT)]
-    out += [Move(Kind.DONE), Move(Kind.SKIP), Move(Kind.REWARD)]
-    out += [Move(k, power=p) for k in (Kind.UNLOCK, Kind.SERPENT, Kind.REWARD) for p in range(6)]
-    out += [Move(k, number=d) for k in (Kind.DRAW, Kind.BONUS) for d in CONTENT.decks]
-    out += [Move(Kind.KEEP, number=i) for i in (0, 1)]
-    out += [Move(Kind.SHAPE, number=card) for card in CONTENT.shapes]
-    out += [Move(Kind.CLAIM, colour=c) for c in range(6)]
-    out += [Move(Kind.PLACE, field=f) for f in fields]
-    out += [Move(Kind.BLOCK, field=f, target=t) for f in fields for t in (False, True)]
-    out += [Move(Kind.BLOCK, field=f, no_claim=True) for f in fields]
-    out += [Move(Kind.OVERWRITE, field=f, colour=c) for f in fields for c in range(3)]
-    out += [
-        Move(Kind.RELOCATE, field=f, colour=c, to=t)
-        for f in fields
-        for c in range(3)
-        for t in fields
-    ]
+    out: list[Move] = [Pass(), Debt(), Refresh(), Search(), Accept()]
+    out += [Done(), Skip(), Reward()]
+    out += [k(p) for k in (Unlock, Serpent, Reward) for p in range(6)]
+    out += [k(d) for k in (Draw, Bonus) for d in CONTENT.decks]
+    out += [Keep(i) for i in (0, 1)]
+    out += [CompleteShape(card) for card in CONTENT.shapes]
+    out += [Claim(c) for c in range(6)]
+    out += [Place(f) for f in fields]
+    out += [Block(f, target=t) for f in fields for t in (False, True)]
+    out += [Block(f, no_claim=True) for f in fields]
+    out += [Overwrite(f, c) for f in fields for c in range(3)]
+    out += [Relocate(f, c, t) for f in fields for c in range(3) for t in fields]
     if state.phase is Phase.SHAPE_AT:
         for mask in CONTENT.shapes[state.shape].images:
-            out.append(Move(Kind.AT, mask=mask))
-            out += [Move(Kind.AT, mask=mask, field=f) for f in fields if mask >> f & 1]
+            out.append(ShapeFields(mask))
+            out += [ShapeFields(mask, f) for f in fields if mask >> f & 1]
     return out
 
 

@@ -7,7 +7,18 @@ import pytest
 from services.kit.engine import MalformedMove
 from services.kit.testing import assert_refused_unchanged
 from services.shrine import engine
-from services.shrine.engine import Kind, Move, parse_move
+from services.shrine.engine import (
+    MOVE_TYPES,
+    Block,
+    Move,
+    Overwrite,
+    Place,
+    Relocate,
+    Reward,
+    ShapeFields,
+    Unlock,
+    parse_move,
+)
 from tests.shrine.scenario import C, F, P, game
 
 TEXTS = [
@@ -49,15 +60,13 @@ def test_text_form_round_trips(text: str) -> None:
 
 
 def test_fields_of_a_move() -> None:
-    assert parse_move("relocate b1 blue d3") == Move(
-        Kind.RELOCATE, field=F("b1"), colour=C("blue"), to=F("d3")
+    assert parse_move("relocate b1 blue d3") == Relocate(F("b1"), C("blue"), F("d3"))
+    assert parse_move("at c2 b1 b2") == ShapeFields(
+        (1 << F("b1")) | (1 << F("b2")) | (1 << F("c2"))
     )
-    assert parse_move("at c2 b1 b2") == Move(
-        Kind.AT, mask=(1 << F("b1")) | (1 << F("b2")) | (1 << F("c2"))
-    )
-    assert parse_move("reward unlock inactive") == Move(Kind.REWARD, power=P("inactive"))
-    assert parse_move("reward treasure") == Move(Kind.REWARD)
-    assert parse_move("  PLACE   C2 ") == Move(Kind.PLACE, field=F("c2"))
+    assert parse_move("reward unlock inactive") == Reward(P("inactive"))
+    assert parse_move("reward treasure") == Reward()
+    assert parse_move("  PLACE   C2 ") == Place(F("c2"))
 
 
 @pytest.mark.parametrize(
@@ -98,6 +107,7 @@ def test_each_block_text_names_its_own_claim() -> None:
     plain, target, nothing = (
         parse_move(t) for t in ("block b2", "block b2 target", "block b2 noclaim")
     )
+    assert isinstance(plain, Block) and isinstance(target, Block) and isinstance(nothing, Block)
     assert (plain.target, plain.no_claim) == (False, False)
     assert (target.target, target.no_claim) == (True, False)
     assert (nothing.target, nothing.no_claim) == (False, True)
@@ -108,7 +118,7 @@ def test_each_block_text_names_its_own_claim() -> None:
 def test_moves_of_different_kinds_sort_by_the_order_of_the_turn() -> None:
     listed = [parse_move(t) for t in TEXTS]
     ordered = sorted(listed)
-    kinds = [m.kind for m in ordered]
+    kinds = [MOVE_TYPES.index(m.kind) for m in ordered]
     assert kinds == sorted(kinds)
     assert ordered[0] == parse_move("unlock rotation")
     assert ordered[-1] == parse_move("skip")
@@ -121,19 +131,17 @@ def test_moves_are_hashable_values() -> None:
 @pytest.mark.parametrize(
     "move",
     [
-        Move(Kind.PLACE),  # no field
-        Move(Kind.PLACE, field=12),
-        Move(Kind.PLACE, field=True),
-        Move(Kind.PLACE, field=1, colour=0),  # place takes no colour
-        Move(Kind.OVERWRITE, field=1, colour=5),
-        Move(Kind.UNLOCK, power=6),
-        Move(Kind.BLOCK, field=1, target=1),  # type: ignore[arg-type]
-        Move(Kind.BLOCK, field=1, no_claim=1),  # type: ignore[arg-type]
-        Move(Kind.BLOCK, field=1, target=True, no_claim=True),  # claims a target, and nothing
-        Move(Kind.PLACE, field=1, no_claim=True),  # only a Block claims
-        Move(Kind.AT, mask=0),
-        Move(Kind.AT, mask=1, field=3),
-        Move(7),  # type: ignore[arg-type]
+        Place(12),
+        Place(True),
+        Place("c2"),  # type: ignore[arg-type]
+        Overwrite(1, 5),
+        Unlock(6),
+        Block(1, target=1),  # type: ignore[arg-type]
+        Block(1, no_claim=1),  # type: ignore[arg-type]
+        Block(1, target=True, no_claim=True),  # claims a target, and nothing
+        ShapeFields(0),
+        ShapeFields(1, 3),
+        Move(),  # the base of the kinds, no kind of decision itself
         "unlock rotation",
         None,
     ],
@@ -142,3 +150,20 @@ def test_apply_refuses_malformed_moves_and_changes_nothing(move: object) -> None
     state = game(3)
     seat = engine.to_act(state)[0]
     assert_refused_unchanged(engine, state, seat, move, MalformedMove)
+
+
+@pytest.mark.parametrize(
+    ("kind", "args", "kwargs"),
+    [
+        (Place, (), {}),  # no field
+        (Place, (1,), {"colour": 0}),  # place takes no colour
+        (Place, (1,), {"no_claim": True}),  # only a Block claims
+        (Unlock, (1, 2), {}),
+    ],
+)
+def test_a_move_without_its_fields_or_with_another_kinds_cannot_be_built(
+    kind: type, args: tuple, kwargs: dict
+) -> None:
+    """Each kind takes exactly its own fields: such a move never reaches ``apply``."""
+    with pytest.raises(TypeError):
+        kind(*args, **kwargs)

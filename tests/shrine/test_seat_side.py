@@ -21,6 +21,7 @@ from tabletop.shrine.v1 import shrine_pb2 as pb
 from client import __main__ as cli
 from client import render as renderers
 from client.api import GameClient
+from client.game import Game, seat_side
 from client.render import shrine as render
 from services.shrine import codec, engine
 from services.shrine.engine.content import BOARD
@@ -196,7 +197,7 @@ async def test_the_client_draws_from_the_tokens_seat_unless_as_seat_says(capsys)
 
 def _to_act(address: str, game_id: str) -> list[int]:
     with grpc.insecure_channel(address) as channel:
-        game = cli.Game("shrine", channel)
+        game = Game("shrine", channel)
         return list(game.call("GetGame", game_id=game_id).game.to_act)
 
 
@@ -204,9 +205,9 @@ def test_as_seat_is_refused_for_a_board_without_sides() -> None:
     assert renderers.draws_from_seat("shrine")
     header = game_pb2.GameHeader(seats=[game_pb2.Seat(index=0, name="Light")])
     with grpc.insecure_channel("127.0.0.1:9") as channel:
-        assert cli.seat_side(cli.Game("shrine", channel), None, header) is None
+        assert seat_side(Game("shrine", channel), None, header) is None
         others = [name for name in ("channeling", "glow") if not renderers.draws_from_seat(name)]
         assert others, "no other game left to try"
         for name in others:
             with pytest.raises(SystemExit, match="drawn the same for every seat"):
-                cli.seat_side(cli.Game(name, channel), "0", header)
+                seat_side(Game(name, channel), "0", header)

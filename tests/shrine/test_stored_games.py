@@ -17,7 +17,7 @@ import pytest
 
 from services.kit.engine import EngineError
 from services.shrine import engine
-from services.shrine.engine import Kind, Move
+from services.shrine.engine import Block, Move
 
 STORED = Path(__file__).parent / "stored"
 LOGS = sorted(STORED.glob("*.txt"))
@@ -34,7 +34,7 @@ def replay(path: Path, parse: Callable[[str], Move] = engine.parse_move) -> tupl
     options = engine.Options(radiant_shapes=found.group(2) == "True")
     state = engine.new_game(int(found.group(1)), 2, options)
     logged = [line for line in lines if not line.startswith("#")]
-    made = []
+    made: list[str] = []
     for line in logged:
         step = _MOVE.fullmatch(line)
         if step is None:
@@ -61,7 +61,9 @@ def test_the_stored_games_hold_block_claims() -> None:
     ``block <field> target``."""
     steps = [_MOVE.fullmatch(line) for p in LOGS for line in p.read_text().splitlines()]
     moves = [step.group(3) for step in steps if step]
-    blocks = [engine.parse_move(m) for m in moves if m.startswith("block ")]
+    parsed = [engine.parse_move(m) for m in moves if m.startswith("block ")]
+    blocks = [b for b in parsed if isinstance(b, Block)]
+    assert len(blocks) == len(parsed)
     assert any(not b.target for b in blocks) and any(b.target for b in blocks)
     assert not any(b.no_claim for b in blocks)
 
@@ -72,8 +74,8 @@ def test_control_a_block_read_as_claiming_nothing_would_change_the_replay() -> N
 
     def misread(text: str) -> Move:
         move = engine.parse_move(text)
-        if move.kind is Kind.BLOCK and not move.target:
-            return Move(Kind.BLOCK, field=move.field, no_claim=True)
+        if isinstance(move, Block) and not move.target:
+            return Block(move.field, no_claim=True)
         return move
 
     changed = []

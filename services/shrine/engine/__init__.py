@@ -10,36 +10,76 @@ The contract every game follows (services/kit/engine.py)::
     >>> engine.parse_move(str(move)) == move
     True
 
-Seats: 0 is Sun, 1 is Moon. See README.md for the move texts and the order of decisions.
+``apply`` and ``legal_moves`` are the kit's kernel (services/kit/kernel.py) over the rule
+table in rules/steps.py. Seats: 0 is Sun, 1 is Moon. See README.md for the move texts and
+the order of decisions.
 """
 
 from __future__ import annotations
 
-import types
-
-from services.kit.engine import (
-    Event,
-    GameInfo,
-    IllegalMove,
-    MalformedMove,
-    Outcome,
-    check_seat,
-)
+from services.kit import kernel
+from services.kit.engine import GameInfo, Outcome
 from services.shrine.engine.determinize import determinize
 from services.shrine.engine.evaluate import evaluate
-from services.shrine.engine.moves import Kind, Move, parse_move
+from services.shrine.engine.moves import (
+    MOVE_TYPES,
+    Accept,
+    Block,
+    Bonus,
+    Claim,
+    CompleteShape,
+    Debt,
+    Done,
+    Draw,
+    Keep,
+    Move,
+    Overwrite,
+    Pass,
+    Place,
+    Refresh,
+    Relocate,
+    Reward,
+    Search,
+    Serpent,
+    ShapeFields,
+    Skip,
+    Unlock,
+    parse_move,
+)
 from services.shrine.engine.rules.setup import new_game
-from services.shrine.engine.rules.steps import TABLE, out_of_step
+from services.shrine.engine.rules.steps import decisions, out_of_step
 from services.shrine.engine.state import SEAT_NAMES, Options, Phase, State
 from services.shrine.engine.view import View, view
 
 __all__ = [
+    "ENGINE",
     "GAME",
-    "Kind",
+    "MOVE_TYPES",
+    "RULES",
+    "Accept",
+    "Block",
+    "Bonus",
+    "Claim",
+    "CompleteShape",
+    "Debt",
+    "Done",
+    "Draw",
+    "Keep",
     "Move",
     "Options",
+    "Overwrite",
+    "Pass",
     "Phase",
+    "Place",
+    "Refresh",
+    "Relocate",
+    "Reward",
+    "Search",
+    "Serpent",
+    "ShapeFields",
+    "Skip",
     "State",
+    "Unlock",
     "View",
     "apply",
     "determinize",
@@ -48,6 +88,7 @@ __all__ = [
     "new_game",
     "outcome",
     "parse_move",
+    "public_move",
     "to_act",
     "view",
 ]
@@ -76,38 +117,22 @@ def outcome(state: State) -> Outcome | None:
     return state.result
 
 
-def legal_moves(state: State, seat: int | None) -> list[Move]:
-    """Every move ``seat`` may make now, sorted; empty when it has nothing to decide."""
-    if state.result is not None or seat != state.current:
-        return []
-    out: list[Move] = []
-    for entry in TABLE[state.phase].values():
-        out.extend(entry.moves(state, seat))
-    return out
-
-
-def apply(state: State, seat: int, move: Move) -> list[Event]:
-    """Check ``move`` for ``seat`` and, only if it is legal, make it; returns the events.
-
-    Raises GameOver, NotYourDecision, MalformedMove or IllegalMove (naming the rule) and
-    then leaves the state exactly as it was.
-    """
-    check_seat(_SEATS, state, seat)
-    if not isinstance(move, Move):
-        raise MalformedMove("not a Shrine move")
-    problem = move.problem()
-    if problem is not None:
-        raise MalformedMove(problem)
-    entry = TABLE[state.phase].get(move.kind)
-    if entry is None:
-        rule, why = out_of_step(state, move)
-        raise IllegalMove(why, rule=rule)
-    if not entry.legal(state, seat, move):
-        rule, why = entry.explain(state, seat, move)
-        raise IllegalMove(why, rule=rule)
-    events = entry.do(state, seat, move)
-    events.extend(entry.then(state))
-    return events
-
-
-_SEATS = types.SimpleNamespace(outcome=outcome, to_act=to_act)
+# Every move is public once made (README, "Hidden information and claims"): the
+# kernel's default public_move. The kinds are listed one by one, so that an instance of
+# their base class, which is no decision, is refused as malformed.
+RULES = kernel.Rules(
+    game=GAME,
+    move_types=MOVE_TYPES,
+    new_game=new_game,
+    view=view,
+    outcome=outcome,
+    to_act=to_act,
+    parse_move=parse_move,
+    determinize=determinize,
+    decisions=decisions,
+    out_of_step=out_of_step,
+)
+ENGINE = kernel.Kernel(RULES)
+apply = ENGINE.apply
+legal_moves = ENGINE.legal_moves
+public_move = ENGINE.public_move

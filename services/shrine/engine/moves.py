@@ -1,22 +1,27 @@
 """Moves: every decision of a Shrine turn as a small, hashable, ordered value.
 
-Each kind is one decision of the rulebook's turn (see README.md, "Decisions in a turn"),
-and will be one case of the protobuf ``oneof``. ``str(move)`` is its text form and
-:func:`parse_move` its exact inverse::
+One frozen dataclass per kind of decision (README.md, "Decisions in a turn"), named as
+the protobuf ``oneof`` case it maps onto; :class:`Move` is their common base. ``str(move)``
+is its text form and :func:`parse_move` its exact inverse::
 
     >>> str(parse_move("relocate b1 red c3"))
     'relocate b1 red c3'
+    >>> parse_move("place c2") < parse_move("block b1")
+    True
 
-Text forms are the format of stored games: a form, once written, keeps its meaning.
+Moves of every kind sort in the order the decisions come in a turn (``ORDER``), then by
+their fields. Text forms are the format of stored games: a form, once written, keeps its
+meaning.
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import IntEnum
+from typing import Any, ClassVar
 
 from services.kit.engine import MalformedMove
+from services.kit.moves import TypedMove
 from services.shrine.engine import colours
 from services.shrine.engine.content import (
     ALL_FIELDS,
@@ -28,180 +33,541 @@ from services.shrine.engine.content import (
     POWER_KEYS,
 )
 
-
-class Kind(IntEnum):
-    """The kinds of decision, in the order they come in a turn (also the sort order)."""
-
-    UNLOCK = 0  # step 2: unlock a blocked Treasure Power
-    DRAW = 1  # step 2 (Radiant Shapes): draw two Shape cards instead
-    KEEP = 2  # keep one of the two drawn Shape cards
-    PASS = 3  # step 3B
-    DEBT = 4  # take a Debt token: 2 Treasures now
-    SERPENT = 5  # remove a Feathered Serpent to unlock a power
-    REFRESH = 6  # Refreshing the Offering, first Treasure
-    SEARCH = 7  # Refreshing the Offering, the additional Treasure
-    ACCEPT = 8  # keep the refreshed Offering
-    PLACE = 9  # place the Offering's Lens (with free rotation and any power it needs)
-    OVERWRITE = 10  # Overwriting: remove a Lens of that colour, then place
-    RELOCATE = 11  # Relocating: move a Lens instead of placing
-    BLOCK = 12  # Treasure Acquisition and Field Blocking (a claim, or none)
-    DONE = 13  # end step 3 after placing
-    SHAPE = 14  # Radiant Shapes: complete this Shape card
-    AT = 15  # ... on these fields (optionally ignoring one with a Serpent)
-    CLAIM = 16  # ... the Code colour claimed for the ignored field
-    REWARD = 17  # ... Treasure only, or Treasure and Unlock
-    BONUS = 18  # ... the bonus draw
-    SKIP = 19  # decline an optional step
+_FIELDS = range(FIELDS)
+_POWERS = range(len(POWER_KEYS))
+_COLOURS = range(len(colours.NAMES))
 
 
-WORDS = {kind: kind.name.lower() for kind in Kind}
-KINDS = {word: kind for kind, word in WORDS.items()}
+class Move(TypedMove):
+    """A decision of a Shrine turn: the base of every kind below.
 
-
-@dataclass(frozen=True, order=True, slots=True)
-class Move:
-    """One decision. Fields a kind does not use keep their defaults.
-
-    ``field``/``to`` are field numbers (0-11, named a-d/1-4 in text), ``colour`` a colour
-    number, ``power`` a Treasure Power (-1 in REWARD: Treasure only), ``number`` a deck
-    size, a Shape card id or the index of a drawn card, ``mask`` a set of fields,
-    ``target`` whether a Block claims a target field, and ``no_claim`` whether a Block
-    claims nothing at all (no Treasure now, nothing checked at the end).
+    ``WORD`` is the kind's first word in the text form, ``ORDER`` its place in the turn
+    (and in the sort order of moves of different kinds).
     """
 
-    kind: Kind
-    field: int = -1
-    colour: int = -1
-    to: int = -1
-    power: int = -1
-    number: int = -1
-    mask: int = 0
-    target: bool = False
-    no_claim: bool = False
+    __slots__ = ()
+    WORD: ClassVar[str]
+    ORDER: ClassVar[int]
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        """The move of this kind written with ``words`` after its first word (ValueError if
+        none): the kinds with no fields."""
+        _expect(words, 0)
+        return cls()
+
+    @property
+    def kind(self) -> type[Move]:
+        """The kind of decision: the move's own type (the kernel's key for its rule)."""
+        return type(self)
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER,)
 
     def __str__(self) -> str:
-        return _text(self)
+        return self.WORD
 
-    def problem(self) -> str | None:
-        """Why the move is not well formed, or None."""
-        if not (
-            type(self.kind) is Kind
-            and type(self.field) is type(self.colour) is type(self.to) is int
-            and type(self.power) is type(self.number) is type(self.mask) is int
-            and type(self.target) is type(self.no_claim) is bool
-        ):
-            return _problem(self)
-        return _known_problem(self)  # well typed, so equal moves are the same move
+
+# -- checks of a move's values (MalformedMove's messages) ------------------------------
+
+
+def _whole(value: object) -> bool:
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _not_whole(*named: tuple[str, object]) -> str | None:
+    for name, value in named:
+        if not _whole(value):
+            return f"{name} must be a whole number"
+    return None
+
+
+def _not_flag(*named: tuple[str, object]) -> str | None:
+    for name, value in named:
+        if not isinstance(value, bool):
+            return f"{name} must be true or false"
+    return None
 
 
 def _fname(field: int) -> str:
     return BOARD.field_names[field]
 
 
-def _mask_names(mask: int) -> list[str]:
-    return [_fname(f) for f in range(FIELDS) if mask >> f & 1]
+# -- step 2: Unlock a Treasure Power; Acquiring New Shape Cards -----------------------------
 
 
-def _text(move: Move) -> str:
-    kind = move.kind
-    word = WORDS[kind]
-    if kind in (Kind.UNLOCK, Kind.SERPENT):
-        return f"{word} {POWER_KEYS[move.power]}"
-    if kind in (Kind.DRAW, Kind.KEEP, Kind.SHAPE, Kind.BONUS):
-        return f"{word} {move.number}"
-    if kind is Kind.PLACE:
-        return f"{word} {_fname(move.field)}"
-    if kind is Kind.OVERWRITE:
-        return f"{word} {_fname(move.field)} {colours.NAMES[move.colour]}"
-    if kind is Kind.RELOCATE:
-        return f"{word} {_fname(move.field)} {colours.NAMES[move.colour]} {_fname(move.to)}"
-    if kind is Kind.BLOCK:
-        claim = " target" if move.target else " noclaim" if move.no_claim else ""
-        return f"{word} {_fname(move.field)}{claim}"
-    if kind is Kind.AT:
-        ignore = f" ignore {_fname(move.field)}" if move.field >= 0 else ""
-        return f"{word} {' '.join(_mask_names(move.mask))}{ignore}"
-    if kind is Kind.CLAIM:
-        return f"{word} {colours.NAMES[move.colour]}"
-    if kind is Kind.REWARD:
-        return "reward treasure" if move.power < 0 else f"reward unlock {POWER_KEYS[move.power]}"
-    return word
+@dataclass(frozen=True, slots=True)
+class Unlock(Move):
+    """``unlock <power>``: step 2, unlock one blocked Treasure Power."""
+
+    WORD: ClassVar[str] = "unlock"
+    ORDER: ClassVar[int] = 0
+    power: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_power(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.power)
+
+    def problem(self) -> str | None:
+        return _not_whole(("power", self.power)) or (
+            None if self.power in _POWERS else "no such Treasure Power"
+        )
+
+    def __str__(self) -> str:
+        return f"unlock {POWER_KEYS[self.power]}"
 
 
-# Which fields each kind uses; the others must keep their defaults.
-_USES: dict[Kind, tuple[str, ...]] = {
-    Kind.UNLOCK: ("power",),
-    Kind.DRAW: ("number",),
-    Kind.KEEP: ("number",),
-    Kind.SERPENT: ("power",),
-    Kind.PLACE: ("field",),
-    Kind.OVERWRITE: ("field", "colour"),
-    Kind.RELOCATE: ("field", "colour", "to"),
-    Kind.BLOCK: ("field", "target", "no_claim"),
-    Kind.SHAPE: ("number",),
-    Kind.AT: ("field", "mask"),
-    Kind.CLAIM: ("colour",),
-    Kind.REWARD: ("power",),
-    Kind.BONUS: ("number",),
-}
-_DEFAULTS = {
-    "field": -1,
-    "colour": -1,
-    "to": -1,
-    "power": -1,
-    "number": -1,
-    "mask": 0,
-    "target": False,
-    "no_claim": False,
-}
+@dataclass(frozen=True, slots=True)
+class Draw(Move):
+    """``draw <deck>``: step 2 with Radiant Shapes, two Shape cards instead of unlocking."""
+
+    WORD: ClassVar[str] = "draw"
+    ORDER: ClassVar[int] = 1
+    deck: int  # the deck's pattern size
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_number(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.deck)
+
+    def problem(self) -> str | None:
+        return _not_whole(("deck", self.deck)) or (
+            None if self.deck in CONTENT.decks else "no such Shape deck"
+        )
+
+    def __str__(self) -> str:
+        return f"draw {self.deck}"
 
 
-@functools.lru_cache(maxsize=8192)
-def _known_problem(move: Move) -> str | None:
-    return _problem(move)
+@dataclass(frozen=True, slots=True)
+class Keep(Move):
+    """``keep 0|1``: keep the first or second of the two Shape cards drawn (a position, so
+    the public move log names no card)."""
+
+    WORD: ClassVar[str] = "keep"
+    ORDER: ClassVar[int] = 2
+    index: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_number(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.index)
+
+    def problem(self) -> str | None:
+        return _not_whole(("index", self.index)) or (
+            None if self.index in (0, 1) else "keep 0 or keep 1"
+        )
+
+    def __str__(self) -> str:
+        return f"keep {self.index}"
 
 
-def _problem(move: Move) -> str | None:
-    if not isinstance(move.kind, Kind):
-        return "unknown kind of move"
-    uses = _USES.get(move.kind, ())
-    for name, default in _DEFAULTS.items():
-        value = getattr(move, name)
-        if name in ("target", "no_claim"):
-            if not isinstance(value, bool):
-                return f"{name} must be true or false"
-        elif not isinstance(value, int) or isinstance(value, bool):
-            return f"{name} must be a whole number"
-        if name not in uses and value != default:
-            return f"{WORDS[move.kind]} takes no {name}"
-    kind = move.kind
-    in_fields = range(FIELDS)
-    if "field" in uses and kind is not Kind.AT and move.field not in in_fields:
-        return "no such field"
-    if "to" in uses and move.to not in in_fields:
-        return "no such field"
-    if move.target and move.no_claim:
-        return "a Block that claims nothing claims no target"
-    if kind in (Kind.OVERWRITE, Kind.RELOCATE) and move.colour not in colours.BASIC:
-        return "Lenses are red, yellow or blue"
-    if kind is Kind.CLAIM and move.colour not in range(len(colours.NAMES)):
-        return "no such colour"
-    if kind in (Kind.UNLOCK, Kind.SERPENT) and move.power not in range(len(POWER_KEYS)):
-        return "no such Treasure Power"
-    if kind is Kind.REWARD and move.power not in range(-1, len(POWER_KEYS)):
-        return "no such Treasure Power"
-    if kind in (Kind.DRAW, Kind.BONUS) and move.number not in CONTENT.decks:
-        return "no such Shape deck"
-    if kind is Kind.KEEP and move.number not in (0, 1):
-        return "keep 0 or keep 1"
-    if kind is Kind.SHAPE and move.number not in CONTENT.shapes:
-        return "no such Shape card"
-    if kind is Kind.AT:
-        if not 0 < move.mask <= ALL_FIELDS:
+# -- step 3: Place an Arcane Lens or Pass, and what may come around it ----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Move):
+    """``pass``: step 3B."""
+
+    WORD: ClassVar[str] = "pass"
+    ORDER: ClassVar[int] = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Debt(Move):
+    """``debt``: take a Debt token ("Running Out of Treasure")."""
+
+    WORD: ClassVar[str] = "debt"
+    ORDER: ClassVar[int] = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Serpent(Move):
+    """``serpent <power>``: remove a Feathered Serpent to unlock that power."""
+
+    WORD: ClassVar[str] = "serpent"
+    ORDER: ClassVar[int] = 5
+    power: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_power(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.power)
+
+    def problem(self) -> str | None:
+        return _not_whole(("power", self.power)) or (
+            None if self.power in _POWERS else "no such Treasure Power"
+        )
+
+    def __str__(self) -> str:
+        return f"serpent {POWER_KEYS[self.power]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Refresh(Move):
+    """``refresh``: Refreshing the Offering, the first Treasure."""
+
+    WORD: ClassVar[str] = "refresh"
+    ORDER: ClassVar[int] = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Search(Move):
+    """``search``: Refreshing the Offering, the additional Treasure for the third colour."""
+
+    WORD: ClassVar[str] = "search"
+    ORDER: ClassVar[int] = 7
+
+
+@dataclass(frozen=True, slots=True)
+class Accept(Move):
+    """``accept``: Refreshing the Offering, keep the new Lens."""
+
+    WORD: ClassVar[str] = "accept"
+    ORDER: ClassVar[int] = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Place(Move):
+    """``place <field>``: place the Offering's Lens (with the free rotation and any power
+    the placement needs, paid with it)."""
+
+    WORD: ClassVar[str] = "place"
+    ORDER: ClassVar[int] = 9
+    field: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_field(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.field)
+
+    def problem(self) -> str | None:
+        return _not_whole(("field", self.field)) or (
+            None if self.field in _FIELDS else "no such field"
+        )
+
+    def __str__(self) -> str:
+        return f"place {_fname(self.field)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Overwrite(Move):
+    """``overwrite <field> <colour>``: Overwriting, remove that Lens, then place there."""
+
+    WORD: ClassVar[str] = "overwrite"
+    ORDER: ClassVar[int] = 10
+    field: int
+    colour: int  # the Lens removed
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 2)
+        return cls(_field(words[0]), _colour(words[1], basic=True))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.field, self.colour)
+
+    def problem(self) -> str | None:
+        problem = _not_whole(("field", self.field), ("colour", self.colour))
+        if problem is not None:
+            return problem
+        if self.field not in _FIELDS:
+            return "no such field"
+        return None if self.colour in colours.BASIC else "Lenses are red, yellow or blue"
+
+    def __str__(self) -> str:
+        return f"overwrite {_fname(self.field)} {colours.NAMES[self.colour]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Relocate(Move):
+    """``relocate <origin> <colour> <destination>``: Relocating, instead of placing."""
+
+    WORD: ClassVar[str] = "relocate"
+    ORDER: ClassVar[int] = 11
+    origin: int
+    colour: int  # the Lens moved
+    destination: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 3)
+        return cls(_field(words[0]), _colour(words[1], basic=True), _field(words[2]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.origin, self.colour, self.destination)
+
+    def problem(self) -> str | None:
+        problem = _not_whole(
+            ("origin", self.origin), ("colour", self.colour), ("destination", self.destination)
+        )
+        if problem is not None:
+            return problem
+        if self.origin not in _FIELDS or self.destination not in _FIELDS:
+            return "no such field"
+        return None if self.colour in colours.BASIC else "Lenses are red, yellow or blue"
+
+    def __str__(self) -> str:
+        return (
+            f"relocate {_fname(self.origin)} {colours.NAMES[self.colour]} "
+            f"{_fname(self.destination)}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Block(Move):
+    """``block <field>`` (claiming a match), ``block <field> target`` (a match on a target)
+    or ``block <field> noclaim`` (claiming nothing): Treasure Acquisition and Field
+    Blocking."""
+
+    WORD: ClassVar[str] = "block"
+    ORDER: ClassVar[int] = 12
+    field: int
+    target: bool = False
+    no_claim: bool = False
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        if len(words) == 2 and words[1] == "target":
+            return cls(_field(words[0]), target=True)
+        if len(words) == 2 and words[1] == "noclaim":
+            return cls(_field(words[0]), no_claim=True)
+        _expect(words, 1)
+        return cls(_field(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        # Per field: a match, nothing claimed, a match on a target.
+        return (self.ORDER, self.field, self.target, self.no_claim)
+
+    def problem(self) -> str | None:
+        problem = _not_whole(("field", self.field)) or _not_flag(
+            ("target", self.target), ("no_claim", self.no_claim)
+        )
+        if problem is not None:
+            return problem
+        if self.field not in _FIELDS:
+            return "no such field"
+        if self.target and self.no_claim:
+            return "a Block that claims nothing claims no target"
+        return None
+
+    def __str__(self) -> str:
+        claim = " target" if self.target else " noclaim" if self.no_claim else ""
+        return f"block {_fname(self.field)}{claim}"
+
+
+@dataclass(frozen=True, slots=True)
+class Done(Move):
+    """``done``: end step 3 after placing."""
+
+    WORD: ClassVar[str] = "done"
+    ORDER: ClassVar[int] = 13
+
+
+# -- the end of the turn: Completing a Shape Card (Radiant Shapes) --------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteShape(Move):
+    """``shape <card>``: complete this Shape card."""
+
+    WORD: ClassVar[str] = "shape"
+    ORDER: ClassVar[int] = 14
+    card: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_number(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.card)
+
+    def problem(self) -> str | None:
+        return _not_whole(("card", self.card)) or (
+            None if self.card in CONTENT.shapes else "no such Shape card"
+        )
+
+    def __str__(self) -> str:
+        return f"shape {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeFields(Move):
+    """``at <fields> [ignore <field>]``: the fields the shape covers (a bit per field),
+    a Feathered Serpent ignoring one of them (-1: none)."""
+
+    WORD: ClassVar[str] = "at"
+    ORDER: ClassVar[int] = 15
+    mask: int
+    ignored: int = -1
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        ignored = -1
+        if len(words) >= 2 and words[-2] == "ignore":
+            ignored = _field(words[-1])
+            words = words[:-2]
+        fields = [_field(word) for word in words]
+        if not fields or len(set(fields)) != len(fields):
+            raise ValueError("fields")
+        return cls(sum(1 << f for f in fields), ignored)
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.ignored, self.mask)
+
+    def problem(self) -> str | None:
+        problem = _not_whole(("ignored", self.ignored), ("mask", self.mask))
+        if problem is not None:
+            return problem
+        if not 0 < self.mask <= ALL_FIELDS:
             return "no such fields"
-        if move.field != -1 and (move.field not in in_fields or not move.mask >> move.field & 1):
+        ignored = self.ignored
+        if ignored != -1 and (ignored not in _FIELDS or not self.mask >> ignored & 1):
             return "the ignored field must be one of the shape's fields"
-    return None
+        return None
+
+    def __str__(self) -> str:
+        names = " ".join(_fname(f) for f in _FIELDS if self.mask >> f & 1)
+        ignore = f" ignore {_fname(self.ignored)}" if self.ignored >= 0 else ""
+        return f"at {names}{ignore}"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(Move):
+    """``claim <colour>``: the Code colour claimed for the field a Serpent ignores."""
+
+    WORD: ClassVar[str] = "claim"
+    ORDER: ClassVar[int] = 16
+    colour: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_colour(words[0], basic=False))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.colour)
+
+    def problem(self) -> str | None:
+        return _not_whole(("colour", self.colour)) or (
+            None if self.colour in _COLOURS else "no such colour"
+        )
+
+    def __str__(self) -> str:
+        return f"claim {colours.NAMES[self.colour]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reward(Move):
+    """``reward treasure`` (Treasure only, ``unlock`` -1) or ``reward unlock <power>``
+    (Treasure and Unlock)."""
+
+    WORD: ClassVar[str] = "reward"
+    ORDER: ClassVar[int] = 17
+    unlock: int = -1
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        if words == ["treasure"]:
+            return cls()
+        _expect(words, 2)
+        if words[0] != "unlock":
+            raise ValueError("reward")
+        return cls(_power(words[1]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.unlock)
+
+    def problem(self) -> str | None:
+        return _not_whole(("unlock", self.unlock)) or (
+            None if -1 <= self.unlock < len(POWER_KEYS) else "no such Treasure Power"
+        )
+
+    def __str__(self) -> str:
+        if self.unlock < 0:
+            return "reward treasure"
+        return f"reward unlock {POWER_KEYS[self.unlock]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Bonus(Move):
+    """``bonus <deck>``: the bonus draw from that deck."""
+
+    WORD: ClassVar[str] = "bonus"
+    ORDER: ClassVar[int] = 18
+    deck: int
+
+    @classmethod
+    def read(cls, words: list[str]) -> Move:
+        _expect(words, 1)
+        return cls(_number(words[0]))
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.ORDER, self.deck)
+
+    def problem(self) -> str | None:
+        return _not_whole(("deck", self.deck)) or (
+            None if self.deck in CONTENT.decks else "no such Shape deck"
+        )
+
+    def __str__(self) -> str:
+        return f"bonus {self.deck}"
+
+
+@dataclass(frozen=True, slots=True)
+class Skip(Move):
+    """``skip``: decline an optional step (a shape, the bonus, drawing with nothing to
+    unlock)."""
+
+    WORD: ClassVar[str] = "skip"
+    ORDER: ClassVar[int] = 19
+
+
+MOVE_TYPES: tuple[type[Move], ...] = (
+    Unlock,
+    Draw,
+    Keep,
+    Pass,
+    Debt,
+    Serpent,
+    Refresh,
+    Search,
+    Accept,
+    Place,
+    Overwrite,
+    Relocate,
+    Block,
+    Done,
+    CompleteShape,
+    ShapeFields,
+    Claim,
+    Reward,
+    Bonus,
+    Skip,
+)
+"""Every kind, in the order of the turn (each one's ``ORDER``)."""
+
+_BY_WORD: dict[str, Callable[[list[str]], Move]] = {kind.WORD: kind.read for kind in MOVE_TYPES}
+
+
+# -- reading the text form ---------------------------------------------------------------
 
 
 def _field(token: str) -> int:
@@ -229,70 +595,23 @@ def _number(token: str) -> int:
     return int(token)
 
 
+def _expect(words: list[str], count: int) -> None:
+    if len(words) != count:
+        raise ValueError("wrong number of words")
+
+
 def parse_move(text: str) -> Move:
     """The move written as ``text`` (the inverse of ``str(move)``); MalformedMove if none."""
     if not isinstance(text, str):
         raise MalformedMove("a move is written as text")
     tokens = text.strip().lower().split()
-    if not tokens or tokens[0] not in KINDS:
+    if not tokens or tokens[0] not in _BY_WORD:
         raise MalformedMove(f"unknown move {text!r}")
-    kind, args = KINDS[tokens[0]], tokens[1:]
     try:
-        move = _parse_args(kind, args)
+        move = _BY_WORD[tokens[0]](tokens[1:])
     except (IndexError, ValueError) as exc:
         raise MalformedMove(f"cannot read {text!r}") from exc
     problem = move.problem()
     if problem is not None:
         raise MalformedMove(problem)
     return move
-
-
-def _expect(args: list[str], count: int) -> None:
-    if len(args) != count:
-        raise ValueError("wrong number of words")
-
-
-def _parse_args(kind: Kind, args: list[str]) -> Move:
-    if kind in (Kind.UNLOCK, Kind.SERPENT):
-        _expect(args, 1)
-        return Move(kind, power=_power(args[0]))
-    if kind in (Kind.DRAW, Kind.KEEP, Kind.SHAPE, Kind.BONUS):
-        _expect(args, 1)
-        return Move(kind, number=_number(args[0]))
-    if kind is Kind.PLACE:
-        _expect(args, 1)
-        return Move(kind, field=_field(args[0]))
-    if kind is Kind.OVERWRITE:
-        _expect(args, 2)
-        return Move(kind, field=_field(args[0]), colour=_colour(args[1], True))
-    if kind is Kind.RELOCATE:
-        _expect(args, 3)
-        return Move(kind, field=_field(args[0]), colour=_colour(args[1], True), to=_field(args[2]))
-    if kind is Kind.BLOCK:
-        if len(args) == 2 and args[1] == "target":
-            return Move(kind, field=_field(args[0]), target=True)
-        if len(args) == 2 and args[1] == "noclaim":
-            return Move(kind, field=_field(args[0]), no_claim=True)
-        _expect(args, 1)
-        return Move(kind, field=_field(args[0]))
-    if kind is Kind.AT:
-        ignore = -1
-        if len(args) >= 2 and args[-2] == "ignore":
-            ignore = _field(args[-1])
-            args = args[:-2]
-        fields = [_field(token) for token in args]
-        if not fields or len(set(fields)) != len(fields):
-            raise ValueError("fields")
-        return Move(kind, field=ignore, mask=sum(1 << f for f in fields))
-    if kind is Kind.CLAIM:
-        _expect(args, 1)
-        return Move(kind, colour=_colour(args[0], False))
-    if kind is Kind.REWARD:
-        if args == ["treasure"]:
-            return Move(kind)
-        _expect(args, 2)
-        if args[0] != "unlock":
-            raise ValueError("reward")
-        return Move(kind, power=_power(args[1]))
-    _expect(args, 0)
-    return Move(kind)

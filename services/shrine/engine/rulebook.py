@@ -1,12 +1,14 @@
 """The names of the rules, in the rulebook's words.
 
 An :class:`~services.kit.engine.IllegalMove` names the rule it breaks with one of these,
-so a reader holding the rulebook finds the section at once.
+so a reader holding the rulebook finds the section at once; each decision of the rule
+table (rules/steps.py) is filed under one of them too.
 """
 
 PLAYER_TURN = "Player Turn"
 UNLOCK = "2. Unlock a Treasure Power"
 PLACE_OR_PASS = "3. Place an Arcane Lens or Pass"
+PLACE_LENS = "3A) Place an Arcane Lens"
 PASS = "3B) Pass"
 FEATHERED_SERPENTS = "Feathered Serpents"
 MANDATORY_PLACEMENT = "Mandatory Placement"

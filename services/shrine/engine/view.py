@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from services.kit.engine import Outcome
 from services.shrine.engine import colours
 from services.shrine.engine.content import BOARD, CONTENT, FIELDS, PLAYER
-from services.shrine.engine.rules.shapes import play_decks, tokens_left
+from services.shrine.engine.rules.acquiring_shapes import play_decks
+from services.shrine.engine.rules.completing_shapes import tokens_left
 from services.shrine.engine.rules.steps import STEP_TEXT
 from services.shrine.engine.state import SEAT_NAMES, SUN, Phase, State
 

@@ -1,5 +1,7 @@
 """Step 3A, "Place an Arcane Lens": the Placement Rules and the Treasure Powers that
-bend them (Dial Rotation, Using an Inactive Dial, Overwriting), and Relocating.
+bend them (Dial Rotation, Using an Inactive Dial, Overwriting), and Relocating: the
+decisions ``place``, ``overwrite`` and ``relocate``, each with its listing, check,
+refusal and effect.
 
 A placement is one decision: the field (and, when Overwriting, the colour of the Lens to
 remove). The dial is the one dial whose arrow can reach that field; the rotation and the
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from services.kit.engine import Event
+from services.kit.kernel import Decision
 from services.shrine.engine import colours, rulebook
 from services.shrine.engine.content import (
     BOARD,
@@ -22,7 +25,7 @@ from services.shrine.engine.content import (
     RELOCATING,
     ROTATION,
 )
-from services.shrine.engine.moves import Kind, Move
+from services.shrine.engine.moves import Overwrite, Place, Relocate
 from services.shrine.engine.rules.board import (
     debts_left,
     fname,
@@ -45,13 +48,11 @@ def _price(power: int, level: int) -> int:
 _ROTATION = (ROTATION, _price(ROTATION, 0))
 _INACTIVE = ((INACTIVE, _price(INACTIVE, 0)), (INACTIVE, _price(INACTIVE, 1)))
 _OVERWRITING = ((OVERWRITING, _price(OVERWRITING, 0)), (OVERWRITING, _price(OVERWRITING, 1)))
-_PLACE = tuple(Move(Kind.PLACE, field=f) for f in range(FIELDS))
-_OVERWRITE = tuple(
-    tuple(Move(Kind.OVERWRITE, field=f, colour=c) for c in colours.BASIC) for f in range(FIELDS)
-)
+_PLACE = tuple(Place(f) for f in range(FIELDS))
+_OVERWRITE = tuple(tuple(Overwrite(f, c) for c in colours.BASIC) for f in range(FIELDS))
 
 
-def needs_for(state: State, kind: Kind, field: int) -> Needs | None:
+def needs_for(state: State, overwrite: bool, field: int) -> Needs | None:
     """The powers a placement on ``field`` needs, or None when no power makes it legal.
 
     Free Rotation reaches the designated field and its neighbour in the sweep; Dial
@@ -65,7 +66,7 @@ def needs_for(state: State, kind: Kind, field: int) -> Needs | None:
     if dial in state.track:
         return None
     count = len(state.lenses[field])
-    if kind is Kind.PLACE:
+    if not overwrite:
         if count >= 2:
             return None
         lands_on = count
@@ -78,7 +79,7 @@ def needs_for(state: State, kind: Kind, field: int) -> Needs | None:
         needs.append(_ROTATION)
     if not state.active[dial]:
         needs.append(_INACTIVE[0 if lands_on == 0 else 1])
-    if kind is Kind.OVERWRITE:
+    if overwrite:
         needs.append(_OVERWRITING[count - 1])
     return tuple(needs)
 
@@ -93,32 +94,39 @@ def _affordable(state: State, seat: int, needs: Needs) -> bool:
     return cost <= state.players[seat].treasure
 
 
-def _options(state: State, kind: Kind | None = None) -> Iterator[tuple[Move, Needs]]:
+def _options(
+    state: State, place: bool = True, overwrite: bool = True
+) -> Iterator[tuple[Place | Overwrite, Needs]]:
     """Every placement the board allows with some powers, whatever they cost."""
     for field in range(FIELDS):
-        if kind is not Kind.OVERWRITE:
-            needs = needs_for(state, Kind.PLACE, field)
+        if place:
+            needs = needs_for(state, False, field)
             if needs is not None:
                 yield _PLACE[field], needs
-        if kind is not Kind.PLACE and state.lenses[field]:
-            needs = needs_for(state, Kind.OVERWRITE, field)
+        if overwrite and state.lenses[field]:
+            needs = needs_for(state, True, field)
             if needs is not None:
                 for colour in sorted(set(state.lenses[field])):
                     yield _OVERWRITE[field][colour], needs
 
 
-def place_moves(state: State, seat: int) -> list[Move]:
-    return [m for m, needs in _options(state, Kind.PLACE) if _affordable(state, seat, needs)]
+def place_moves(state: State, seat: int) -> list[Place | Overwrite]:
+    return [m for m, needs in _options(state, overwrite=False) if _affordable(state, seat, needs)]
 
 
-def overwrite_moves(state: State, seat: int) -> list[Move]:
-    return [m for m, needs in _options(state, Kind.OVERWRITE) if _affordable(state, seat, needs)]
+def overwrite_moves(state: State, seat: int) -> list[Place | Overwrite]:
+    return [m for m, needs in _options(state, place=False) if _affordable(state, seat, needs)]
 
 
-def allows_place(state: State, seat: int, move: Move) -> bool:
-    if move.kind is Kind.OVERWRITE and move.colour not in state.lenses[move.field]:
+def allows_place(state: State, seat: int, move: Place) -> bool:
+    needs = needs_for(state, False, move.field)
+    return needs is not None and _affordable(state, seat, needs)
+
+
+def allows_overwrite(state: State, seat: int, move: Overwrite) -> bool:
+    if move.colour not in state.lenses[move.field]:
         return False
-    needs = needs_for(state, move.kind, move.field)
+    needs = needs_for(state, True, move.field)
     return needs is not None and _affordable(state, seat, needs)
 
 
@@ -136,29 +144,29 @@ def _relocation_possible(state: State) -> bool:
     return any(any(to != f for to in valid) for f, _ in _sources(state))
 
 
-def relocate_moves(state: State, seat: int) -> list[Move]:
+def relocate_moves(state: State, seat: int) -> list[Relocate]:
     player = state.players[seat]
     price = _price(RELOCATING, 0)
     if player.blocked(RELOCATING) or player.treasure < price:
         return []
     valid = [f for f in range(FIELDS) if valid_field(state, f)]
     return [
-        Move(Kind.RELOCATE, field=field, colour=colour, to=to)
+        Relocate(field, colour, to)
         for field, colour in _sources(state)
         for to in valid
         if to != field
     ]
 
 
-def allows_relocate(state: State, seat: int, move: Move) -> bool:
+def allows_relocate(state: State, seat: int, move: Relocate) -> bool:
     player = state.players[seat]
     return (
         not player.blocked(RELOCATING)
         and player.treasure >= _price(RELOCATING, 0)
-        and state.blocked_by[move.field] < 0
-        and move.colour in state.lenses[move.field]
-        and move.to != move.field
-        and valid_field(state, move.to)
+        and state.blocked_by[move.origin] < 0
+        and move.colour in state.lenses[move.origin]
+        and move.destination != move.origin
+        and valid_field(state, move.destination)
     )
 
 
@@ -179,7 +187,7 @@ def can_still_place(state: State, seat: int) -> bool:
     return reachable(((RELOCATING, _price(RELOCATING, 0)),)) and _relocation_possible(state)
 
 
-def explain_place(state: State, seat: int, move: Move) -> tuple[str, str]:
+def explain_place(state: State, seat: int, move: Place | Overwrite) -> tuple[str, str]:
     """The rule a refused placement breaks (only called once it is known to be refused)."""
     field = move.field
     name = fname(field)
@@ -191,11 +199,12 @@ def explain_place(state: State, seat: int, move: Move) -> tuple[str, str]:
     if not on_board(state, dial):
         return rulebook.DESIGNATED_FIELD, f"the dial that reaches {name} has left the board"
     count = len(state.lenses[field])
-    if move.kind is Kind.PLACE and count >= 2:
+    overwrite = isinstance(move, Overwrite)
+    if not overwrite and count >= 2:
         return rulebook.VALID_FIELD, f"{name} already holds two Lenses"
-    if move.kind is Kind.OVERWRITE and move.colour not in state.lenses[field]:
+    if isinstance(move, Overwrite) and move.colour not in state.lenses[field]:
         return rulebook.OVERWRITING, f"{name} holds no {colours.NAMES[move.colour]} Lens"
-    needs = needs_for(state, move.kind, field) or ()
+    needs = needs_for(state, overwrite, field) or ()
     player = state.players[seat]
     rules = {
         ROTATION: (rulebook.FREE_ROTATION, f"{name} is two steps from the dial's arrow"),
@@ -213,36 +222,38 @@ def explain_place(state: State, seat: int, move: Move) -> tuple[str, str]:
     )
 
 
-def explain_relocate(state: State, seat: int, move: Move) -> tuple[str, str]:
+def explain_relocate(state: State, seat: int, move: Relocate) -> tuple[str, str]:
     player = state.players[seat]
     if player.blocked(RELOCATING):
         return rulebook.TREASURE_POWERS, "Relocating is blocked"
     if player.treasure < _price(RELOCATING, 0):
         return rulebook.TREASURE_POWERS, "Relocating costs 2 Treasure"
-    if state.blocked_by[move.field] >= 0:
-        return rulebook.RELOCATING, f"{fname(move.field)} has a Block token"
-    if move.colour not in state.lenses[move.field]:
+    if state.blocked_by[move.origin] >= 0:
+        return rulebook.RELOCATING, f"{fname(move.origin)} has a Block token"
+    if move.colour not in state.lenses[move.origin]:
         return (
             rulebook.RELOCATING,
-            f"{fname(move.field)} holds no {colours.NAMES[move.colour]} Lens",
+            f"{fname(move.origin)} holds no {colours.NAMES[move.colour]} Lens",
         )
-    if move.to == move.field:
+    if move.destination == move.origin:
         return rulebook.RELOCATING, "relocate to another field"
-    return rulebook.VALID_FIELD, f"{fname(move.to)} is not a valid field"
+    return rulebook.VALID_FIELD, f"{fname(move.destination)} is not a valid field"
 
 
-def do_place(state: State, seat: int, move: Move) -> list[Event]:
+def do_place(state: State, seat: int, move: Place | Overwrite) -> list[Event]:
     field = move.field
-    needs = needs_for(state, move.kind, field) or ()
+    overwrite = isinstance(move, Overwrite)
+    needs = needs_for(state, overwrite, field) or ()
     for power, price in needs:
         pay_power(state, seat, power, price)
     paid = ", ".join(f"{PLAYER.powers[p].name} ({price})" for p, price in needs)
     stack = state.lenses[field]
-    removed = ""
-    if move.kind is Kind.OVERWRITE:
+    removed = taken = ""
+    if isinstance(move, Overwrite):
         stack.remove(move.colour)
         state.pouch[move.colour] += 1
-        removed = f", removing a {colours.NAMES[move.colour]} Lens to the pouch"
+        taken = colours.NAMES[move.colour]
+        removed = f", removing a {taken} Lens to the pouch"
     lens = state.offering
     stack.append(lens)
     state.offering = -1
@@ -264,21 +275,21 @@ def do_place(state: State, seat: int, move: Move) -> list[Event]:
             field=fname(field),
             lens=colours.NAMES[lens],
             dial=corner,
-            removed=colours.NAMES[move.colour] if move.kind is Kind.OVERWRITE else "",
+            removed=taken,
             powers=[PLAYER.powers[p].key for p, _ in needs],
         )
     ]
 
 
-def do_relocate(state: State, seat: int, move: Move) -> list[Event]:
+def do_relocate(state: State, seat: int, move: Relocate) -> list[Event]:
     pay_power(state, seat, RELOCATING, _price(RELOCATING, 0))
-    state.lenses[move.field].remove(move.colour)
-    state.lenses[move.to].append(move.colour)
+    state.lenses[move.origin].remove(move.colour)
+    state.lenses[move.destination].append(move.colour)
     state.placed = True
     text = (
-        f"relocated a {colours.NAMES[move.colour]} Lens from {fname(move.field)} to "
-        f"{fname(move.to)} (paid Relocating): {fname(move.to)} shows "
-        f"{colours.name(seen(state, move.to))}"
+        f"relocated a {colours.NAMES[move.colour]} Lens from {fname(move.origin)} to "
+        f"{fname(move.destination)} (paid Relocating): {fname(move.destination)} shows "
+        f"{colours.name(seen(state, move.destination))}"
     )
     return [
         say(
@@ -286,8 +297,28 @@ def do_relocate(state: State, seat: int, move: Move) -> list[Event]:
             "relocate",
             text,
             seat,
-            source=fname(move.field),
+            source=fname(move.origin),
             lens=colours.NAMES[move.colour],
-            field=fname(move.to),
+            field=fname(move.destination),
         )
     ]
+
+
+# Where the turn goes after each of these is the table's (steps.py).
+PLACE = Decision(
+    rulebook.PLACE_LENS, place_moves, do_place, allows=allows_place, explain=explain_place
+)
+OVERWRITE = Decision(
+    rulebook.OVERWRITING,
+    overwrite_moves,
+    do_place,
+    allows=allows_overwrite,
+    explain=explain_place,
+)
+RELOCATE = Decision(
+    rulebook.RELOCATING,
+    relocate_moves,
+    do_relocate,
+    allows=allows_relocate,
+    explain=explain_relocate,
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from services.kit.engine import BadOptions, Rng
 from services.shrine.engine import colours
 from services.shrine.engine.content import BOARD, CONTENT, PLAYER
-from services.shrine.engine.rules import shapes, turn
+from services.shrine.engine.rules import acquiring_shapes, turn
 from services.shrine.engine.rules.board import draw_lens
 from services.shrine.engine.state import Options, Player, State
 
@@ -41,6 +41,6 @@ def new_game(seed: int, players: int = 2, options: Options | None = None) -> Sta
     # 14. Toss the Starting Player token.
     state.starting = rng.randrange(2)
     if options.radiant_shapes:
-        shapes.setup(state)
+        acquiring_shapes.setup(state)
     turn.start_turn(state, state.starting)
     return state

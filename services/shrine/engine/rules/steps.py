@@ -1,45 +1,63 @@
-"""Which decisions each step of the turn offers, and what follows each one.
+"""Which decisions each step of the turn offers, and where the turn goes after each.
 
-For every (phase, kind) there is one entry: how to list the moves, how to check one
-cheaply (by default: membership in that list), which rule a refused one breaks, what it
-does, and where the turn goes next. ``legal_moves`` and ``apply`` in the package are thin
-loops over this table.
+For every step (:class:`~services.shrine.engine.state.Phase`) one row of the kit's
+:class:`~services.kit.kernel.Decision` entries, keyed by move type, in the order their
+moves are listed. Each entry's listing, check, refusal and effect live in the module of
+its rule (placement.py, blocking.py, ...); this table adds only what comes next, which
+depends on the step (a Debt before placing resumes step 3, after placing it stays). The
+kit's kernel runs ``apply`` and ``legal_moves`` over it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import replace
 
 from services.kit.engine import Event
+from services.kit.kernel import Decision
 from services.shrine.engine import rulebook
-from services.shrine.engine.moves import WORDS, Kind, Move
-from services.shrine.engine.rules import placement, powers, shapes, turn
+from services.shrine.engine.moves import (
+    Accept,
+    Block,
+    Bonus,
+    Claim,
+    CompleteShape,
+    Debt,
+    Done,
+    Draw,
+    Keep,
+    Move,
+    Overwrite,
+    Pass,
+    Place,
+    Refresh,
+    Relocate,
+    Reward,
+    Search,
+    Serpent,
+    ShapeFields,
+    Skip,
+    Unlock,
+)
+from services.shrine.engine.rules import (
+    acquiring_shapes,
+    blocking,
+    completing_shapes,
+    debt,
+    passing,
+    placement,
+    refreshing,
+    serpents,
+    turn,
+    unlock,
+)
 from services.shrine.engine.state import Phase, State
 
-Lister = Callable[[State, int], list[Move]]
-Checker = Callable[[State, int, Move], bool]
-Explainer = Callable[[State, int, Move], tuple[str, str]]
-Doer = Callable[[State, int, Move], list[Event]]
 Next = Callable[[State], list[Event]]
 
 
-@dataclass(frozen=True)
-class Entry:
-    moves: Lister
-    explain: Explainer
-    do: Doer
-    then: Next
-    allows: Checker | None = None
-
-    def legal(self, state: State, seat: int, move: Move) -> bool:
-        if self.allows is not None:
-            return self.allows(state, seat, move)
-        return move in self.moves(state, seat)
-
-
-def _stay(state: State) -> list[Event]:
-    return []
+def _then(decision: Decision, then: Next) -> Decision:
+    return replace(decision, then=then)
 
 
 def _to(phase: Phase) -> Next:
@@ -74,118 +92,51 @@ def _next_turn(state: State) -> list[Event]:
     return turn.start_turn(state, 1 - state.current)
 
 
-def _never(state: State, seat: int, move: Move) -> tuple[str, str]:  # pragma: no cover
-    return rulebook.PLAYER_TURN, "not possible now"
-
-
-def _done_moves(state: State, seat: int) -> list[Move]:
-    return [Move(Kind.DONE)]
-
-
-def _skip_moves(state: State, seat: int) -> list[Move]:
-    return [Move(Kind.SKIP)]
-
-
-def _unlock_skip_explain(state: State, seat: int, move: Move) -> tuple[str, str]:
-    return rulebook.UNLOCK, "a blocked Treasure Power must be unlocked (or Shape cards drawn)"
-
-
-_PLACE = Entry(
-    placement.place_moves,
-    placement.explain_place,
-    placement.do_place,
-    _to(Phase.AFTER),
-    placement.allows_place,
-)
-_OVERWRITE = Entry(
-    placement.overwrite_moves,
-    placement.explain_place,
-    placement.do_place,
-    _to(Phase.AFTER),
-    placement.allows_place,
-)
-_RELOCATE = Entry(
-    placement.relocate_moves,
-    placement.explain_relocate,
-    placement.do_relocate,
-    _to(Phase.AFTER),
-    placement.allows_relocate,
-)
-
-
-def _block(then: Next) -> Entry:
-    return Entry(
-        powers.block_moves, powers.explain_block, powers.do_block, then, powers.allows_block
-    )
-
-
-def _debt(then: Next) -> Entry:
-    return Entry(powers.debt_moves, powers.explain_debt, powers.do_debt, then)
-
-
-def _serpent(then: Next) -> Entry:
-    return Entry(powers.serpent_moves, powers.explain_serpent, powers.do_serpent, then)
-
-
-TABLE: dict[Phase, dict[Kind, Entry]] = {
+TABLE: dict[Phase, dict[Hashable, Decision]] = {  # keyed by move type
     Phase.UNLOCK: {
-        Kind.UNLOCK: Entry(
-            powers.unlock_moves, powers.explain_unlock, powers.do_unlock, turn.enter_action
-        ),
-        Kind.DRAW: Entry(shapes.draw_moves, shapes.explain_draw, shapes.do_draw, _after_draw),
-        Kind.SKIP: Entry(
-            turn.unlock_skip_moves, _unlock_skip_explain, lambda s, p, m: [], turn.enter_action
-        ),
+        Unlock: _then(unlock.UNLOCK, turn.enter_action),
+        Draw: _then(acquiring_shapes.DRAW, _after_draw),
+        Skip: _then(unlock.SKIP, turn.enter_action),
     },
     Phase.KEEP: {
-        Kind.KEEP: Entry(shapes.keep_moves, _never, shapes.do_keep, turn.enter_action),
+        Keep: _then(acquiring_shapes.KEEP, turn.enter_action),
     },
     Phase.ACTION: {
-        Kind.PASS: Entry(powers.pass_moves, powers.explain_pass, powers.do_pass, turn.end_of_turn),
-        Kind.DEBT: _debt(turn.enter_action),
-        Kind.SERPENT: _serpent(turn.enter_action),
-        Kind.REFRESH: Entry(
-            powers.refresh_moves, powers.explain_refresh, powers.do_refresh, _after_refresh
-        ),
-        Kind.PLACE: _PLACE,
-        Kind.OVERWRITE: _OVERWRITE,
-        Kind.RELOCATE: _RELOCATE,
-        Kind.BLOCK: _block(turn.enter_action),
+        Pass: _then(passing.PASS, turn.end_of_turn),
+        Debt: _then(debt.DEBT, turn.enter_action),
+        Serpent: _then(serpents.SERPENT, turn.enter_action),
+        Refresh: _then(refreshing.REFRESH, _after_refresh),
+        Place: _then(placement.PLACE, _to(Phase.AFTER)),
+        Overwrite: _then(placement.OVERWRITE, _to(Phase.AFTER)),
+        Relocate: _then(placement.RELOCATE, _to(Phase.AFTER)),
+        Block: _then(blocking.BLOCK, turn.enter_action),
     },
     Phase.SEARCH: {
-        Kind.SEARCH: Entry(
-            powers.search_moves, powers.explain_search, powers.do_search, turn.enter_action
-        ),
-        Kind.ACCEPT: Entry(powers.accept_moves, _never, powers.do_accept, turn.enter_action),
+        Search: _then(refreshing.SEARCH, turn.enter_action),
+        Accept: _then(refreshing.ACCEPT, turn.enter_action),
     },
-    Phase.AFTER: {
-        Kind.DEBT: _debt(_stay),
-        Kind.SERPENT: _serpent(_stay),
-        Kind.BLOCK: _block(_stay),
-        Kind.DONE: Entry(_done_moves, _never, lambda s, p, m: [], turn.end_step_three),
+    Phase.AFTER: {  # step 3 goes on in the same step until ``done``
+        Debt: debt.DEBT,
+        Serpent: serpents.SERPENT,
+        Block: blocking.BLOCK,
+        Done: turn.DONE,
     },
     Phase.SHAPE: {
-        Kind.SHAPE: Entry(
-            shapes.shape_moves, shapes.explain_shape, shapes.do_shape, _to(Phase.SHAPE_AT)
-        ),
-        Kind.SKIP: Entry(_skip_moves, _never, lambda s, p, m: [], _next_turn),
+        CompleteShape: _then(completing_shapes.SHAPE, _to(Phase.SHAPE_AT)),
+        Skip: _then(completing_shapes.SKIP_SHAPE, _next_turn),
     },
     Phase.SHAPE_AT: {
-        Kind.AT: Entry(shapes.at_moves, shapes.explain_at, shapes.do_at, _after_at),
+        ShapeFields: _then(completing_shapes.AT, _after_at),
     },
     Phase.SHAPE_CLAIM: {
-        Kind.CLAIM: Entry(
-            shapes.claim_moves, shapes.explain_claim, shapes.do_claim, _to(Phase.REWARD)
-        ),
+        Claim: _then(completing_shapes.CLAIM, _to(Phase.REWARD)),
     },
     Phase.REWARD: {
-        Kind.REWARD: Entry(
-            shapes.reward_moves, shapes.explain_reward, shapes.do_reward, turn.after_shape_reward
-        ),
+        Reward: _then(completing_shapes.REWARD, turn.after_shape_reward),
     },
     Phase.BONUS: {
-        Kind.BONUS: Entry(shapes.bonus_moves, shapes.explain_bonus, shapes.do_bonus, _next_turn),
-        Kind.SKIP: Entry(_skip_moves, _never, lambda s, p, m: [], _next_turn),
+        Bonus: _then(completing_shapes.BONUS, _next_turn),
+        Skip: _then(completing_shapes.SKIP_BONUS, _next_turn),
     },
     Phase.OVER: {},
 }
@@ -205,13 +156,21 @@ STEP_TEXT = {
 }
 
 
-def out_of_step(state: State, move: Move) -> tuple[str, str]:
+def decisions(state: State, seat: int) -> Mapping[Hashable, Decision]:
+    """The decisions open now: the current step's row (only its seat is asked)."""
+    return TABLE[state.phase]
+
+
+_PLACING = (Place, Overwrite, Relocate, Refresh)
+
+
+def out_of_step(state: State, seat: int, move: Move) -> tuple[str, str]:
     """The rule a move breaks when its kind is no decision of the current step."""
-    kind, phase = move.kind, state.phase
-    if phase is Phase.ACTION and kind is Kind.DONE:
+    kind, phase = type(move), state.phase
+    if phase is Phase.ACTION and kind is Done:
         return rulebook.MANDATORY_PLACEMENT, "place an Arcane Lens (or relocate one), or pass"
-    if phase is Phase.AFTER and kind in (Kind.PLACE, Kind.OVERWRITE, Kind.RELOCATE, Kind.REFRESH):
+    if phase is Phase.AFTER and kind in _PLACING:
         return rulebook.PLACE_OR_PASS, "this turn's Arcane Lens is already placed"
-    if phase is Phase.AFTER and kind is Kind.PASS:
+    if phase is Phase.AFTER and kind is Pass:
         return rulebook.PASS, "a Lens was placed this turn: it cannot be a pass"
-    return rulebook.PLAYER_TURN, f"'{WORDS[kind]}' is not a decision of step \"{STEP_TEXT[phase]}\""
+    return rulebook.PLAYER_TURN, f"'{move.WORD}' is not a decision of step \"{STEP_TEXT[phase]}\""

@@ -4,10 +4,11 @@ of the game, and the immediate loss of a player who can neither place nor pass."
 from __future__ import annotations
 
 from services.kit.engine import Event
-from services.shrine.engine import colours
+from services.kit.kernel import Decision
+from services.shrine.engine import colours, rulebook
 from services.shrine.engine.content import BOARD
-from services.shrine.engine.moves import Kind, Move
-from services.shrine.engine.rules import placement, powers, shapes
+from services.shrine.engine.moves import Done
+from services.shrine.engine.rules import acquiring_shapes, completing_shapes, placement, unlock
 from services.shrine.engine.rules.board import (
     dial_has_valid_field,
     draw_lens,
@@ -44,17 +45,10 @@ def start_turn(state: State, seat: int) -> list[Event]:
             )
         )
     # 2. Unlock a Treasure Power (or, with the module, draw Shape cards instead).
-    if powers.unlock_moves(state, seat) or shapes.draw_moves(state, seat):
+    if unlock.unlock_moves(state, seat) or acquiring_shapes.draw_moves(state, seat):
         state.phase = Phase.UNLOCK
         return events
     return events + enter_action(state)
-
-
-def unlock_skip_moves(state: State, seat: int) -> list[Move]:
-    """With nothing blocked, drawing Shape cards in step 2 is optional."""
-    if not powers.unlock_moves(state, seat) and shapes.draw_moves(state, seat):
-        return [Move(Kind.SKIP)]
-    return []
 
 
 def enter_action(state: State) -> list[Event]:
@@ -77,6 +71,14 @@ def enter_action(state: State) -> list[Event]:
             seat,
         )
     ]
+
+
+def done_moves(state: State, seat: int) -> list[Done]:
+    return [Done()]
+
+
+def done(state: State, seat: int, move: Done) -> list[Event]:
+    return []
 
 
 def end_step_three(state: State) -> list[Event]:
@@ -135,14 +137,18 @@ def end_of_turn(state: State) -> list[Event]:
     """At the end of the turn a Shape card may be completed (Radiant Shapes), then the
     other player's turn begins."""
     seat = state.current
-    if state.options.radiant_shapes and shapes.shape_moves(state, seat):
+    if state.options.radiant_shapes and completing_shapes.shape_moves(state, seat):
         state.phase = Phase.SHAPE
         return []
     return start_turn(state, 1 - seat)
 
 
 def after_shape_reward(state: State) -> list[Event]:
-    if shapes.bonus_moves(state, state.current):
+    if completing_shapes.bonus_moves(state, state.current):
         state.phase = Phase.BONUS
         return []
     return start_turn(state, 1 - state.current)
+
+
+# After placing, ``done`` is always open: nothing to explain.
+DONE = Decision(rulebook.PLACE_OR_PASS, done_moves, done, then=end_step_three)

@@ -1,4 +1,5 @@
-"""The Radiant Shapes module: Shape cards, Proof tiles and Proof tokens.
+"""The Radiant Shapes module: "Completing a Shape Card" at the end of a turn (``shape``,
+``at``, ``claim``, ``reward``, ``bonus`` or ``skip``), with Proof tiles and Proof tokens.
 
 Completing a Shape card is a claim, like blocking a field: the player shows the card and
 the fields, places Proof tokens in the colours they claim their Code card shows there,
@@ -15,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from services.kit.engine import Event
+from services.kit.kernel import Decision
 from services.shrine.engine import colours, rulebook
 from services.shrine.engine.content import CONTENT, FIELDS, PLAYER, POWER_KEYS
-from services.shrine.engine.moves import Kind, Move
-from services.shrine.engine.rules.board import fname, gain, say, seen, serpents_left, tell, unlock
-from services.shrine.engine.rules.powers import remove_serpent
+from services.shrine.engine.moves import Bonus, Claim, CompleteShape, Reward, ShapeFields, Skip
+from services.shrine.engine.rules.acquiring_shapes import take
+from services.shrine.engine.rules.board import fname, gain, say, seen, serpents_left, unlock
+from services.shrine.engine.rules.serpents import remove_serpent
 from services.shrine.engine.state import State
 
 
@@ -41,113 +44,6 @@ def tokens_left(state: State, seat: int) -> list[int]:
         if colour >= 0:
             left[colour] -= 1
     return left
-
-
-# -- setup and drawing ------------------------------------------------------------------
-
-
-def setup(state: State) -> None:
-    """Rulebook: "Separate the Shape cards into 4 decks by their backs. Shuffle each deck ... Each
-    player draws 1 Shape card from each deck ... Return the deck of Shape cards with
-    2-field patterns to the box." """
-    state.decks = []
-    for size in CONTENT.decks:
-        deck = sorted(card.id for card in CONTENT.shapes.values() if card.deck == size)
-        state.rng.shuffle(deck)
-        state.decks.append(deck)
-    for player in state.players:
-        for deck in state.decks:
-            player.hand.append(deck.pop())
-        player.hand.sort()
-
-
-def play_decks() -> tuple[int, ...]:
-    return tuple(size for size in CONTENT.decks if size != CONTENT.setup_deck)
-
-
-def draw_moves(state: State, seat: int) -> list[Move]:
-    if not state.options.radiant_shapes:
-        return []
-    return [Move(Kind.DRAW, number=size) for size in play_decks() if state.deck(size)]
-
-
-def explain_draw(state: State, seat: int, move: Move) -> tuple[str, str]:
-    if not state.options.radiant_shapes:
-        return rulebook.UNLOCK, "this game is played without the Radiant Shapes module"
-    if move.number == CONTENT.setup_deck:
-        return rulebook.ACQUIRING_SHAPES, "that deck is only used during setup"
-    return rulebook.ACQUIRING_SHAPES, f"the {move.number}-field deck is empty"
-
-
-def _take(state: State, seat: int, size: int, why: str) -> list[Event]:
-    card = state.deck(size).pop()
-    hand = state.players[seat].hand
-    hand.append(card)
-    hand.sort()
-    return [
-        tell(seat, "shape_drawn", f"You drew Shape card {card} ({why})", card=card, deck=size),
-        say(
-            state,
-            "shape_drawn",
-            f"drew 1 Shape card from the {size}-field deck ({why})",
-            seat,
-            deck=size,
-        ),
-    ]
-
-
-def do_draw(state: State, seat: int, move: Move) -> list[Event]:
-    """Rulebook: "Draw two Shape cards from a deck of your choice. Keep one and discard the other to
-    the bottom of its respective deck." With one card left, it is simply kept."""
-    deck = state.deck(move.number)
-    if len(deck) == 1:
-        return _take(state, seat, move.number, "instead of unlocking")
-    state.drawn = [deck.pop(), deck.pop()]
-    first, second = state.drawn
-    return [
-        tell(
-            seat,
-            "shapes_drawn",
-            f"You drew Shape cards {first} and {second}: keep one",
-            cards=[first, second],
-        ),
-        say(
-            state,
-            "shapes_drawn",
-            f"drew 2 Shape cards from the {move.number}-field deck instead of unlocking",
-            seat,
-            deck=move.number,
-        ),
-    ]
-
-
-def keep_moves(state: State, seat: int) -> list[Move]:
-    return [Move(Kind.KEEP, number=i) for i in range(len(state.drawn))]
-
-
-def do_keep(state: State, seat: int, move: Move) -> list[Event]:
-    kept = state.drawn[move.number]
-    other = state.drawn[1 - move.number]
-    state.drawn = []
-    hand = state.players[seat].hand
-    hand.append(kept)
-    hand.sort()
-    size = CONTENT.shapes[other].deck
-    state.deck(size).insert(0, other)
-    return [
-        tell(
-            seat,
-            "shape_kept",
-            f"You kept Shape card {kept}; {other} went under its deck",
-            card=kept,
-        ),
-        say(
-            state,
-            "shape_kept",
-            f"kept 1 Shape card and put the other under the {size}-field deck",
-            seat,
-        ),
-    ]
 
 
 # -- completing a Shape card ----------------------------------------------------------------
@@ -232,31 +128,27 @@ def _claim_colours(left: list[int], claims: list[int], shown: int | None) -> lis
     return [c for c in range(len(spare)) if spare[c] > 0 and c != shown]
 
 
-def _claimable(left: list[int], claims: list[int], shown: int | None) -> bool:
-    return bool(_claim_colours(left, claims, shown))
-
-
-def shape_moves(state: State, seat: int) -> list[Move]:
+def shape_moves(state: State, seat: int) -> list[CompleteShape]:
     hand = state.players[seat].hand
     if not hand:
         return []
     survey = _survey(state, seat)
     return [
-        Move(Kind.SHAPE, number=card)
+        CompleteShape(card)
         for card in hand
         if next(_completions(state, seat, card, survey), None) is not None
     ]
 
 
-def explain_shape(state: State, seat: int, move: Move) -> tuple[str, str]:
-    if move.number not in state.players[seat].hand:
-        return rulebook.COMPLETING_SHAPE, f"you do not hold Shape card {move.number}"
+def explain_shape(state: State, seat: int, move: CompleteShape) -> tuple[str, str]:
+    if move.card not in state.players[seat].hand:
+        return rulebook.COMPLETING_SHAPE, f"you do not hold Shape card {move.card}"
     return rulebook.COMPLETING_SHAPE, "no fields on the board complete that Shape card now"
 
 
-def do_shape(state: State, seat: int, move: Move) -> list[Event]:
-    state.shape = move.number
-    card = CONTENT.shapes[move.number]
+def do_shape(state: State, seat: int, move: CompleteShape) -> list[Event]:
+    state.shape = move.card
+    card = CONTENT.shapes[move.card]
     return [
         say(
             state,
@@ -268,19 +160,16 @@ def do_shape(state: State, seat: int, move: Move) -> list[Event]:
     ]
 
 
-def at_moves(state: State, seat: int) -> list[Move]:
-    return [
-        Move(Kind.AT, field=ignored, mask=mask)
-        for mask, ignored in completions(state, seat, state.shape)
-    ]
+def at_moves(state: State, seat: int) -> list[ShapeFields]:
+    return [ShapeFields(mask, ignored) for mask, ignored in completions(state, seat, state.shape)]
 
 
-def explain_at(state: State, seat: int, move: Move) -> tuple[str, str]:
+def explain_at(state: State, seat: int, move: ShapeFields) -> tuple[str, str]:
     card = CONTENT.shapes[state.shape]
     if move.mask not in card.images:
         return rulebook.COMPLETING_SHAPE, "those fields do not form the shape, rotated or mirrored"
     player = state.players[seat]
-    if move.field >= 0 and serpents_left(state, seat) <= 0:
+    if move.ignored >= 0 and serpents_left(state, seat) <= 0:
         return rulebook.SERPENT_TOKENS, "you have no Feathered Serpent left"
     fields = _bits(move.mask)
     if all(player.proof[f] >= 0 for f in fields):
@@ -289,7 +178,7 @@ def explain_at(state: State, seat: int, move: Move) -> tuple[str, str]:
             "each new Shape must include at least one new matching field",
         )
     for f in fields:
-        if f == move.field:
+        if f == move.ignored:
             continue
         if seen(state, f) is None:
             return rulebook.COMPLETING_SHAPE, f"{fname(f)} holds no Lens"
@@ -298,7 +187,7 @@ def explain_at(state: State, seat: int, move: Move) -> tuple[str, str]:
     return rulebook.COMPLETING_SHAPE, "you have too few Proof tokens of those colours"
 
 
-def claim_moves(state: State, seat: int) -> list[Move]:
+def claim_moves(state: State, seat: int) -> list[Claim]:
     ignored = state.shape_ignore
     claims = [
         seen(state, f)
@@ -307,27 +196,27 @@ def claim_moves(state: State, seat: int) -> list[Move]:
     ]
     left = tokens_left(state, seat)
     return [
-        Move(Kind.CLAIM, colour=c)
+        Claim(c)
         # The legal "at" move chose fields that show a colour, but for the ignored one.
         for c in _claim_colours(left, claims, seen(state, ignored))  # type: ignore[arg-type]
     ]
 
 
-def explain_claim(state: State, seat: int, move: Move) -> tuple[str, str]:
+def explain_claim(state: State, seat: int, move: Claim) -> tuple[str, str]:
     if move.colour == seen(state, state.shape_ignore):
         return rulebook.SERPENT_TOKENS, "that field already shows that colour: no Serpent needed"
     return rulebook.COMPLETING_SHAPE, f"no {colours.NAMES[move.colour]} Proof token is left"
 
 
-def do_at(state: State, seat: int, move: Move) -> list[Event]:
+def do_at(state: State, seat: int, move: ShapeFields) -> list[Event]:
     state.shape_mask = move.mask
-    state.shape_ignore = move.field
-    if move.field >= 0 and state.players[seat].proof[move.field] < 0:
+    state.shape_ignore = move.ignored
+    if move.ignored >= 0 and state.players[seat].proof[move.ignored] < 0:
         return []  # the claimed colour of the ignored field comes next
     return complete(state, seat, -1)
 
 
-def do_claim(state: State, seat: int, move: Move) -> list[Event]:
+def do_claim(state: State, seat: int, move: Claim) -> list[Event]:
     return complete(state, seat, move.colour)
 
 
@@ -366,43 +255,61 @@ def complete(state: State, seat: int, claim: int) -> list[Event]:
     ]
 
 
-def reward_moves(state: State, seat: int) -> list[Move]:
+def reward_moves(state: State, seat: int) -> list[Reward]:
     player = state.players[seat]
-    unlocks = [Move(Kind.REWARD, power=p) for p in range(len(POWER_KEYS)) if player.blocked(p)]
-    return [Move(Kind.REWARD), *unlocks]
+    unlocks = [Reward(p) for p in range(len(POWER_KEYS)) if player.blocked(p)]
+    return [Reward(), *unlocks]
 
 
-def explain_reward(state: State, seat: int, move: Move) -> tuple[str, str]:
-    return rulebook.GAINING_REWARDS, f"{PLAYER.powers[move.power].name} is not blocked"
+def explain_reward(state: State, seat: int, move: Reward) -> tuple[str, str]:
+    return rulebook.GAINING_REWARDS, f"{PLAYER.powers[move.unlock].name} is not blocked"
 
 
-def do_reward(state: State, seat: int, move: Move) -> list[Event]:
+def do_reward(state: State, seat: int, move: Reward) -> list[Event]:
     card = CONTENT.shapes[state.shape]
-    if move.power < 0:
+    if move.unlock < 0:
         gain(state, seat, card.treasure)
         return [
             say(state, "reward", f"took the Treasure only reward: +{card.treasure} Treasure", seat)
         ]
     gain(state, seat, card.unlock_treasure)
-    amount = unlock(state, seat, move.power)
+    amount = unlock(state, seat, move.unlock)
     text = (
         f"took Treasure and Unlock: +{card.unlock_treasure} Treasure and unlocked "
-        f"{PLAYER.powers[move.power].name} ({amount} Treasure to the Treasury)"
+        f"{PLAYER.powers[move.unlock].name} ({amount} Treasure to the Treasury)"
     )
-    return [say(state, "reward", text, seat, power=POWER_KEYS[move.power])]
+    return [say(state, "reward", text, seat, power=POWER_KEYS[move.unlock])]
 
 
-def bonus_moves(state: State, seat: int) -> list[Move]:
+def bonus_moves(state: State, seat: int) -> list[Bonus]:
     card = CONTENT.shapes[state.shape]
-    return [Move(Kind.BONUS, number=size) for size in card.bonus if state.deck(size)]
+    return [Bonus(size) for size in card.bonus if state.deck(size)]
 
 
-def explain_bonus(state: State, seat: int, move: Move) -> tuple[str, str]:
+def explain_bonus(state: State, seat: int, move: Bonus) -> tuple[str, str]:
     card = CONTENT.shapes[state.shape]
-    if move.number not in card.bonus:
+    if move.deck not in card.bonus:
         return rulebook.BONUS_REWARD, f"Shape card {card.id} offers no draw from that deck"
-    return rulebook.BONUS_REWARD, f"the {move.number}-field deck is empty"
+    return rulebook.BONUS_REWARD, f"the {move.deck}-field deck is empty"
 
 
-def do_bonus(state: State, seat: int, move: Move) -> list[Event]:
-    return _take(state, seat, move.number, "bonus reward")
+def do_bonus(state: State, seat: int, move: Bonus) -> list[Event]:
+    return take(state, seat, move.deck, "bonus reward")
+
+
+def skip_moves(state: State, seat: int) -> list[Skip]:
+    return [Skip()]
+
+
+def skip(state: State, seat: int, move: Skip) -> list[Event]:
+    return []
+
+
+SHAPE = Decision(rulebook.COMPLETING_SHAPE, shape_moves, do_shape, explain=explain_shape)
+AT = Decision(rulebook.COMPLETING_SHAPE, at_moves, do_at, explain=explain_at)
+CLAIM = Decision(rulebook.COMPLETING_SHAPE, claim_moves, do_claim, explain=explain_claim)
+REWARD = Decision(rulebook.GAINING_REWARDS, reward_moves, do_reward, explain=explain_reward)
+BONUS = Decision(rulebook.BONUS_REWARD, bonus_moves, do_bonus, explain=explain_bonus)
+# Declining a shape, or the bonus draw, is always open when offered: nothing to explain.
+SKIP_SHAPE = Decision(rulebook.COMPLETING_SHAPE, skip_moves, skip)
+SKIP_BONUS = Decision(rulebook.BONUS_REWARD, skip_moves, skip)
