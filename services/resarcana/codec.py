@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from tabletop.resarcana.v1 import resarcana_pb2 as pb
@@ -11,7 +12,7 @@ from services.kit.engine import BadOptions, MalformedMove
 from . import engine
 from .engine.content import CONTENT, Amount
 from .engine.essences import ANY, ESSENCES
-from .engine.moves import DECK, Kind, well_formed
+from .engine.moves import DECK, ComponentMove
 
 _SETUPS = {
     pb.SETUP_UNSPECIFIED: "draft",
@@ -47,31 +48,45 @@ _TYPES = {
 _PILES = (pb.PILE_ARTIFACTS, pb.PILE_MONUMENTS)  # the engine's pile numbers 0 and 1
 
 # Which oneof case carries which move kind, and the field of its message naming the
-# component (None: the case names no component).
-_CASES: dict[str, Kind] = {
-    "keep": Kind.KEEP,
-    "mage": Kind.MAGE,
-    "item": Kind.ITEM,
-    "gain": Kind.GAIN,
-    "option": Kind.OPTION,
-    "take": Kind.TAKE,
-    "done": Kind.DONE,
-    "place": Kind.PLACE,
-    "claim": Kind.CLAIM,
-    "discard": Kind.DISCARD,
-    "power": Kind.POWER,
-    "pass_action": Kind.PASS,
-    "pay": Kind.PAY,
-    "waive": Kind.WAIVE,
-    "turn": Kind.TURN,
-    "straighten": Kind.STRAIGHTEN,
-    "target": Kind.TARGET,
-    "retrieve": Kind.RETRIEVE,
-    "return_card": Kind.RETURN,
-    "pile": Kind.PILE,
-    "monument": Kind.MONUMENT,
+# component (for the kinds that name one component by slug).
+_CASES: dict[str, type[engine.Move]] = {
+    "keep": engine.Keep,
+    "mage": engine.ChooseMage,
+    "item": engine.TakeItem,
+    "gain": engine.Gain,
+    "option": engine.ChooseOption,
+    "take": engine.Take,
+    "done": engine.Done,
+    "place": engine.Place,
+    "claim": engine.Claim,
+    "discard": engine.Discard,
+    "power": engine.UsePower,
+    "pass_action": engine.Pass,
+    "pay": engine.PayEssence,
+    "waive": engine.Waive,
+    "turn": engine.Turn,
+    "straighten": engine.Straighten,
+    "target": engine.Target,
+    "retrieve": engine.Retrieve,
+    "return_card": engine.Return,
+    "pile": engine.Pile,
+    "monument": engine.GainMonument,
 }
 _CASE_OF = {kind: case for case, kind in _CASES.items()}
+# The kinds whose message has one field naming a component by slug, and which one.
+_MAKE: dict[str, Callable[[int], engine.Move]] = {
+    "keep": engine.Keep,
+    "mage": engine.ChooseMage,
+    "item": engine.TakeItem,
+    "take": engine.Take,
+    "place": engine.Place,
+    "discard": engine.Discard,
+    "turn": engine.Turn,
+    "straighten": engine.Straighten,
+    "target": engine.Target,
+    "retrieve": engine.Retrieve,
+    "return_card": engine.Return,
+}
 _NAMED_BY = {
     "keep": "artifact",
     "mage": "mage",
@@ -145,70 +160,74 @@ def move_from_proto(message: pb.Move) -> engine.Move:
     case = message.WhichOneof("kind")
     if case is None:
         raise MalformedMove("the move names no decision (set one field of Move.kind)")
-    kind = _CASES[case]
     body = getattr(message, case)
-    a = b = 0
+    move: engine.Move
     if case in _NAMED_BY:
         field = _NAMED_BY[case]
-        a = _component(getattr(body, field), f"{case}.{field}")
-    elif case in ("gain", "pay"):
-        a = _essence(body.essence, f"{case}.essence")
+        move = _MAKE[case](_component(getattr(body, field), f"{case}.{field}"))
+    elif case == "gain":
+        move = engine.Gain(_essence(body.essence, "gain.essence"))
+    elif case == "pay":
+        move = engine.PayEssence(_essence(body.essence, "pay.essence"))
     elif case == "waive":
         part = body.WhichOneof("part")
         if part == "any":
             if not body.any:
                 raise MalformedMove("waive.any must be true when set")
-            a = ANY
+            move = engine.Waive(ANY)
         elif part == "essence":
-            a = _essence(body.essence, "waive.essence")
+            move = engine.Waive(_essence(body.essence, "waive.essence"))
         else:
             raise MalformedMove("waive names neither an essence nor the any part")
     elif case == "option":
-        a = body.option
+        move = engine.ChooseOption(body.option)
     elif case == "power":
-        a = _component(body.component, "power.component")
-        b = body.power
+        move = engine.UsePower(_component(body.component, "power.component"), body.power)
     elif case == "pile":
         if body.pile not in _PILES:
             raise MalformedMove("pile must be PILE_ARTIFACTS or PILE_MONUMENTS")
-        a = _PILES.index(body.pile)
+        move = engine.Pile(_PILES.index(body.pile))
     elif case == "claim":
-        a = _deck_or(body, "component", "claim")
+        move = engine.Claim(_deck_or(body, "component", "claim"))
     elif case == "monument":
-        a = _deck_or(body, "monument", "monument")
-    move = engine.Move(kind, a, b)
-    if not well_formed(move):
+        move = engine.GainMonument(_deck_or(body, "monument", "monument"))
+    elif case == "done":
+        move = engine.Done()
+    else:
+        move = engine.Pass()
+    if move.problem() is not None:
         raise MalformedMove(f"not a well-formed {case} move (wrong kind of component or number)")
     return move
 
 
 def move_to_proto(move: engine.Move) -> pb.Move:
-    kind = Kind(move.kind)
-    case = _CASE_OF[kind]
+    case = _CASE_OF[type(move)]
     message = pb.Move()
     body = getattr(message, case)
     body.SetInParent()
     if case in _NAMED_BY:
-        setattr(body, _NAMED_BY[case], CONTENT[move.a].slug)
-    elif case in ("gain", "pay"):
-        body.essence = move.a + 1
-    elif case == "waive":
-        if move.a == ANY:
+        assert isinstance(move, ComponentMove)
+        setattr(body, _NAMED_BY[case], CONTENT[move.named()].slug)
+    elif isinstance(move, (engine.Gain, engine.PayEssence)):
+        body.essence = move.essence + 1
+    elif isinstance(move, engine.Waive):
+        if move.essence == ANY:
             body.any = True
         else:
-            body.essence = move.a + 1
-    elif case == "option":
-        body.option = move.a
-    elif case == "power":
-        body.component = CONTENT[move.a].slug
-        body.power = move.b
-    elif case == "pile":
-        body.pile = _PILES[move.a]
-    elif case in ("claim", "monument"):
-        if move.a == DECK:
+            body.essence = move.essence + 1
+    elif isinstance(move, engine.ChooseOption):
+        body.option = move.number
+    elif isinstance(move, engine.UsePower):
+        body.component = CONTENT[move.component].slug
+        body.power = move.power
+    elif isinstance(move, engine.Pile):
+        body.pile = _PILES[move.pile]
+    elif isinstance(move, (engine.Claim, engine.GainMonument)):
+        cid = move.named()
+        if cid == DECK:
             body.deck = True
         else:
-            setattr(body, "component" if case == "claim" else "monument", CONTENT[move.a].slug)
+            setattr(body, "component" if case == "claim" else "monument", CONTENT[cid].slug)
     return message
 
 

@@ -13,11 +13,13 @@ from typing import Any
 
 import services.resarcana.engine as E
 from services.kit.engine import Outcome
+from services.resarcana.engine.actions import ChooseAction
 from services.resarcana.engine.content import CONTENT
+from services.resarcana.engine.effects import TakeFromComponent
 from services.resarcana.engine.essences import GOLD
-from services.resarcana.engine.game import step
-from services.resarcana.engine.moves import DECK, Kind, Move
+from services.resarcana.engine.moves import DECK, Move
 from services.resarcana.engine.scoring import victory_points
+from services.resarcana.engine.turn import step
 
 
 def _vp_of(cid: int) -> float:
@@ -27,20 +29,19 @@ def _vp_of(cid: int) -> float:
 def greedy_move(state: E.State, seat: int, moves: list[Move]) -> Move:
     me = state.seats[seat]
     task = step(state, seat)
-    code = task[0]
-    kinds = {m.kind for m in moves}
-    if code == "action":
-        claims = [m for m in moves if m.kind == Kind.CLAIM]
+    kinds = {type(m) for m in moves}
+    if isinstance(task, ChooseAction):
+        claims = [m for m in moves if isinstance(m, E.Claim)]
         if claims:
-            return max(claims, key=lambda m: (_vp_of(m.a), -m.a))
-        places = [m for m in moves if m.kind == Kind.PLACE]
+            return max(claims, key=lambda m: (_vp_of(m.component), -m.component))
+        places = [m for m in moves if isinstance(m, E.Place)]
         if places:
-            return max(places, key=lambda m: (CONTENT[m.a].vp, -m.a))
+            return max(places, key=lambda m: (CONTENT[m.card].vp, -m.card))
         powers = []
         for m in moves:
-            if m.kind != Kind.POWER:
+            if not isinstance(m, E.UsePower):
                 continue
-            power = CONTENT[m.a].powers[m.b - 1]
+            power = CONTENT[m.component].powers[m.power - 1]
             ops = {c.op for alt in power.effect for c in alt}
             if "check_victory" in ops:
                 mine, theirs = victory_points(state, seat), victory_points(state, 1 - seat)
@@ -52,38 +53,44 @@ def greedy_move(state: E.State, seat: int, moves: list[Move]) -> Move:
             powers.append(m)
         if powers:
             return powers[0]
-        discards = [m for m in moves if m.kind == Kind.DISCARD]
+        discards = [m for m in moves if isinstance(m, E.Discard)]
         if discards and len(me.hand) > 1:
             return discards[0]
-        return Move(Kind.PASS)
-    if Kind.GAIN in kinds:
-        gold = Move(Kind.GAIN, GOLD)
+        return E.Pass()
+    if E.Gain in kinds:
+        gold = E.Gain(GOLD)
         if gold in moves:
             return gold
         pool = me.pool
-        return min((m for m in moves if m.kind == Kind.GAIN), key=lambda m: (pool[m.a], m.a))
-    if Kind.PAY in kinds:
+        gains = [m for m in moves if isinstance(m, E.Gain)]
+        return min(gains, key=lambda m: (pool[m.essence], m.essence))
+    if E.PayEssence in kinds:
         pool = me.pool
-        others = [m for m in moves if m.a != GOLD] or moves
-        return max(others, key=lambda m: (pool[m.a], -m.a))
-    if Kind.WAIVE in kinds:
-        gold = Move(Kind.WAIVE, GOLD)
-        return gold if gold in moves else moves[0]
-    if Kind.TAKE in kinds:
-        takes = [m for m in moves if m.kind == Kind.TAKE and CONTENT[m.a].kind != "place"]
-        return takes[0] if takes else Move(Kind.DONE)
-    if Kind.TARGET in kinds:
-        mine = [m for m in moves if CONTENT[m.a].kind == "place" and m.a in me.tableau]
-        if code == "take_from":
-            theirs = [m for m in moves if m.a not in me.components()]
-            return (theirs or moves)[0]
-        return (mine or moves)[0]
-    if Kind.MONUMENT in kinds:
-        return max(moves, key=lambda m: (_vp_of(m.a), -m.a))
-    if Kind.PLACE in kinds:
-        return next(m for m in moves if m.kind == Kind.PLACE)
-    if Kind.POWER in kinds:
-        return next(m for m in moves if m.kind == Kind.POWER)
+        pays = [m for m in moves if isinstance(m, E.PayEssence)]
+        others = [m for m in pays if m.essence != GOLD] or pays
+        return max(others, key=lambda m: (pool[m.essence], -m.essence))
+    if E.Waive in kinds:
+        gold_waive = E.Waive(GOLD)
+        return gold_waive if gold_waive in moves else moves[0]
+    if E.Take in kinds:
+        takes = [m for m in moves if isinstance(m, E.Take) and CONTENT[m.component].kind != "place"]
+        return takes[0] if takes else E.Done()
+    if E.Target in kinds:
+        targets = [m for m in moves if isinstance(m, E.Target)]
+        own_places = [
+            m for m in targets if CONTENT[m.component].kind == "place" and m.component in me.tableau
+        ]
+        if isinstance(task, TakeFromComponent):
+            not_mine = [m for m in targets if m.component not in me.components()]
+            return (not_mine or targets)[0]
+        return (own_places or targets)[0]
+    if E.GainMonument in kinds:
+        monuments = [m for m in moves if isinstance(m, E.GainMonument)]
+        return max(monuments, key=lambda m: (_vp_of(m.monument), -m.monument))
+    if E.Place in kinds:
+        return next(m for m in moves if isinstance(m, E.Place))
+    if E.UsePower in kinds:
+        return next(m for m in moves if isinstance(m, E.UsePower))
     return moves[0]
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import services.resarcana.engine as E
 from services.kit.engine import Event
 from services.resarcana.engine.content import CONTENT
-from services.resarcana.engine.moves import Kind
+from services.resarcana.engine.cost import Enter, Pay
 from services.resarcana.engine.state import ACTIONS, COLLECT, OVER
 
 ANNE, BOB = 0, 1
@@ -265,9 +265,9 @@ def check_invariants(state: E.State) -> None:
         assert not me.passed or state.tasks, "a passed player is to act"
         if not state.tasks:
             for move in E.legal_moves(state, state.active):
-                if move.kind == Kind.POWER:
-                    assert not state.turned[move.a], "a turned component offers a power"
-                    assert move.a in me.components(), "a power on someone else's component"
+                if isinstance(move, E.UsePower):
+                    assert not state.turned[move.component], "a turned component offers a power"
+                    assert move.component in me.components(), "a power on someone else's component"
     if state.phase == COLLECT:
         assert not state.tasks
     # Placed and claimed components are in play once; a Place of Power is claimed once.
@@ -297,8 +297,10 @@ def known_slugs(state: E.State, seat: int | None, own_deck: bool = False) -> set
     ids_known.update(state.monument_display, state.places, state.items)
     # A card being placed was announced when its placement began.
     for task in state.tasks:
-        if task[0] in ("enter", "pay") and task[1] >= 0:
-            ids_known.add(task[1])
+        if isinstance(task, Enter):
+            ids_known.add(task.card)
+        elif isinstance(task, Pay) and task.source >= 0:
+            ids_known.add(task.source)
     if seat is not None:
         me = state.seats[seat]
         ids_known.update(
@@ -335,7 +337,7 @@ def leak_check(state: E.State, seen: E.View, seat: int | None) -> None:
 
 def start_round(state: E.State) -> list[Event]:
     """Begin the next round on a hand-built position (collect, then actions)."""
-    from services.resarcana.engine import game, setup
+    from services.resarcana.engine import setup, turn
     from services.resarcana.engine.table import Log
 
     log = Log()
@@ -343,6 +345,6 @@ def start_round(state: E.State) -> list[Event]:
     state.tasks.clear()
     state.in_action = False
     setup.begin_round(state, log)
-    game.settle(state, log)
+    turn.settle(state, log)
     check_invariants(state)
     return list(log)

@@ -22,6 +22,8 @@ import services.resarcana.engine as E
 from services.kit.determinize import check_determinize
 from services.kit.testing import choose, random_game
 from services.resarcana.engine.content import CONTENT
+from services.resarcana.engine.cost import Enter
+from services.resarcana.engine.effects import PlaceCheaper, ReturnCards
 from services.resarcana.engine.state import ACTIONS, DRAFT, MAGE, OVER
 from tests.resarcana.helpers import check_invariants, leak_check
 
@@ -66,10 +68,10 @@ SPECIAL = {
     ),
     "monuments looked at": lambda s: bool(s.looking),
     "cards being put back": lambda s: (
-        bool(s.tasks) and s.tasks[0][0] == "return" and s.tasks[0][3] > 0
+        bool(s.tasks) and isinstance(s.tasks[0], ReturnCards) and s.tasks[0].done > 0
     ),
-    "an artifact being placed": lambda s: any(t[0] == "enter" for t in s.tasks),
-    "place an artifact cheaper": lambda s: bool(s.tasks) and s.tasks[0][0] == "place_artifact",
+    "an artifact being placed": lambda s: any(isinstance(t, Enter) for t in s.tasks),
+    "place an artifact cheaper": lambda s: bool(s.tasks) and isinstance(s.tasks[0], PlaceCheaper),
 }
 
 
@@ -181,7 +183,7 @@ def assert_redeals(hook: Hook, truth: E.State, seat: int | None, seeds: int = 24
     zone = deck_hidden + (len(truth.looking) if seat != looker else 0)
     if deck_hidden >= 1 and zone >= 2:
         expected.add("monument deck")
-    placing = {t[1] for t in truth.tasks if t[0] == "enter"}
+    placing = {t.card for t in truth.tasks if isinstance(t, Enter)}
     unseen_artifacts = _artifacts_hidden(truth, seat)
     unseen_mages = [c for s in _hidden_seats(seat) for c in truth.seats[s].mage_options]
     unseen_mages += [c for c in truth.box if CONTENT[c].kind == "mage"]
@@ -204,9 +206,9 @@ def assert_redeals(hook: Hook, truth: E.State, seat: int | None, seeds: int = 24
 
 def _returned(state: E.State, s: int, pile: int) -> int:
     """Cards ``s`` has put back on ``pile`` in the look under way (known to it)."""
-    task = state.tasks[0] if state.tasks else ()
-    if task and task[0] == "return" and task[1] == pile and state.active == s:
-        return task[3]
+    task = state.tasks[0] if state.tasks else None
+    if isinstance(task, ReturnCards) and task.pile == pile and state.active == s:
+        return task.done
     return 0
 
 
@@ -255,9 +257,11 @@ def blind_variant(state: E.State, seat: int | None) -> E.State:
         if s == seat:
             continue
         me.gave.reverse()
-        placing = {t[1] for t in state.tasks if t[0] == "enter"}
+        placing = {t.card for t in state.tasks if isinstance(t, Enter)}
         free = [i for i, c in enumerate(me.hand) if c not in placing]
-        asked_to_place = s == state.active and state.tasks and state.tasks[0][0] == "place_artifact"
+        asked_to_place = (
+            s == state.active and bool(state.tasks) and isinstance(state.tasks[0], PlaceCheaper)
+        )
         if free and me.deck and not asked_to_place:  # swapped, the rival could not place
             me.hand[free[0]], me.deck[0] = me.deck[0], me.hand[free[0]]
     if state.options.setup == "draft" and state.phase not in (DRAFT, MAGE):
@@ -358,7 +362,7 @@ def _asked_to_place(options: E.Options, seed: int) -> list[E.State]:
     rng = random.Random(seed)
     found = []
     while E.outcome(state) is None:
-        if state.tasks and state.tasks[0][0] == "place_artifact":
+        if state.tasks and isinstance(state.tasks[0], PlaceCheaper):
             found.append(copy.deepcopy(state))
         E.apply(state, *choose(E, state, rng))
     return found
@@ -373,7 +377,7 @@ def _leaves_nothing_to_place(state: E.State) -> int:
     empty = 0
     for seed in range(30):
         det = E.determinize(state, 1 - state.active, random.Random(seed))
-        if not any(m.kind == E.Kind.PLACE for m in E.legal_moves(det, det.active)):
+        if not any(isinstance(m, E.Place) for m in E.legal_moves(det, det.active)):
             empty += 1
     return empty
 
@@ -424,7 +428,7 @@ def test_when_no_redeal_works_the_fallback_still_depends_only_on_what_the_seat_k
     for state, others in zip(states, alike, strict=True):
         seat = 1 - state.active
         for det in check_determinize(E, state, seat, seeds=range(6), play=10):
-            assert any(m.kind == E.Kind.PLACE for m in E.legal_moves(det, det.active))
+            assert any(isinstance(m, E.Place) for m in E.legal_moves(det, det.active))
         for s in range(3):
             once = E.determinize(state, seat, random.Random(s))
             for other in others:

@@ -157,10 +157,10 @@ def _vps(state: E.State) -> list[int]:
 
 def _discards() -> list[tuple[E.State, E.Move]]:
     """States where the player to act may discard an Artifact (for 1 Gold or 2 essences)."""
-    found = []
+    found: list[tuple[E.State, E.Move]] = []
     for state in _unfinished():
         if state.phase == ACTIONS and not state.tasks:
-            moves = [m for m in E.legal_moves(state, state.active) if m.kind == E.Kind.DISCARD]
+            moves = [m for m in E.legal_moves(state, state.active) if isinstance(m, E.Discard)]
             if moves:
                 found.append((state, moves[0]))
     return found
@@ -181,7 +181,7 @@ def test_an_action_under_way_is_seen_whole() -> None:
             chosen = copy.deepcopy(state)
             E.apply(chosen, seat, move)
             pending = E.evaluate(chosen)[seat]
-            E.apply(chosen, seat, E.Move(E.Kind.GAIN, GOLD))
+            E.apply(chosen, seat, E.Gain(GOLD))
             worst = max(worst, abs(pending - E.evaluate(chosen)[seat]))
         return worst
 

@@ -9,35 +9,58 @@ import pytest
 import services.resarcana.engine as E
 from services.kit.engine import MalformedMove
 from services.kit.testing import assert_refused_unchanged
-from services.resarcana.engine.moves import DECK, Kind, Move
+from services.resarcana.engine.moves import (
+    DECK,
+    ChooseMage,
+    ChooseOption,
+    Claim,
+    Discard,
+    Done,
+    Gain,
+    GainMonument,
+    Keep,
+    Pass,
+    PayEssence,
+    Pile,
+    Place,
+    Retrieve,
+    Return,
+    Straighten,
+    Take,
+    TakeItem,
+    Target,
+    Turn,
+    UsePower,
+    Waive,
+)
 from tests.resarcana.helpers import ANNE, action_state, cid
 
 EXAMPLES = {
-    "keep gnosis": Move(Kind.KEEP, cid("gnosis")),
-    "mage smith": Move(Kind.MAGE, cid("smith")),
-    "item calm-elan": Move(Kind.ITEM, cid("calm-elan")),
-    "gain elan": Move(Kind.GAIN, 0),
-    "option 2": Move(Kind.OPTION, 2),
-    "take white-swan": Move(Kind.TAKE, cid("white-swan")),
-    "done": Move(Kind.DONE),
-    "place crucible": Move(Kind.PLACE, cid("crucible")),
-    "claim mystic-monastery": Move(Kind.CLAIM, cid("mystic-monastery")),
-    "claim deck": Move(Kind.CLAIM, DECK),
-    "claim circle-of-the-druids": Move(Kind.CLAIM, cid("circle-of-the-druids")),
-    "discard gnosis": Move(Kind.DISCARD, cid("gnosis")),
-    "power smith 2": Move(Kind.POWER, cid("smith"), 2),
-    "pass": Move(Kind.PASS),
-    "pay calm": Move(Kind.PAY, 2),
-    "waive gold": Move(Kind.WAIVE, 4),
-    "waive any": Move(Kind.WAIVE, 5),
-    "turn white-swan": Move(Kind.TURN, cid("white-swan")),
-    "straighten smith": Move(Kind.STRAIGHTEN, cid("smith")),
-    "target dwarven-forge": Move(Kind.TARGET, cid("dwarven-forge")),
-    "retrieve gnosis": Move(Kind.RETRIEVE, cid("gnosis")),
-    "return dark-temple": Move(Kind.RETURN, cid("dark-temple")),
-    "pile monuments": Move(Kind.PILE, 1),
-    "pile artifacts": Move(Kind.PILE, 0),
-    "monument deck": Move(Kind.MONUMENT, DECK),
+    "keep gnosis": Keep(cid("gnosis")),
+    "mage smith": ChooseMage(cid("smith")),
+    "item calm-elan": TakeItem(cid("calm-elan")),
+    "gain elan": Gain(0),
+    "option 2": ChooseOption(2),
+    "take white-swan": Take(cid("white-swan")),
+    "done": Done(),
+    "place crucible": Place(cid("crucible")),
+    "claim mystic-monastery": Claim(cid("mystic-monastery")),
+    "claim deck": Claim(DECK),
+    "claim circle-of-the-druids": Claim(cid("circle-of-the-druids")),
+    "discard gnosis": Discard(cid("gnosis")),
+    "power smith 2": UsePower(cid("smith"), 2),
+    "pass": Pass(),
+    "pay calm": PayEssence(2),
+    "waive gold": Waive(4),
+    "waive any": Waive(5),
+    "turn white-swan": Turn(cid("white-swan")),
+    "straighten smith": Straighten(cid("smith")),
+    "target dwarven-forge": Target(cid("dwarven-forge")),
+    "retrieve gnosis": Retrieve(cid("gnosis")),
+    "return dark-temple": Return(cid("dark-temple")),
+    "pile monuments": Pile(1),
+    "pile artifacts": Pile(0),
+    "monument deck": GainMonument(DECK),
 }
 
 
@@ -89,8 +112,8 @@ def test_moves_of_different_kinds_sort_together() -> None:
     moves = list(EXAMPLES.values())
     ordered = sorted(moves)
     assert ordered == sorted(ordered)
-    assert [m.kind for m in ordered] == sorted(m.kind for m in moves)
-    assert Move(Kind.PAY, 0) < Move(Kind.PAY, 1) < Move(Kind.WAIVE, 0)
+    assert [m.ORDER for m in ordered] == sorted(m.ORDER for m in moves)
+    assert PayEssence(0) < PayEssence(1) < Waive(0)
 
 
 @pytest.mark.parametrize(
@@ -99,15 +122,14 @@ def test_moves_of_different_kinds_sort_together() -> None:
         None,
         "pass",
         (12, 0, 0),
-        Move(99),
-        Move(Kind.PASS, 1),
-        Move(Kind.GAIN, 7),
-        Move(Kind.POWER, cid("smith"), 0),
-        Move(Kind.PLACE, cid("smith")),
-        Move(Kind.PLACE, 500),
-        Move(Kind.CLAIM, -2),
-        Move(Kind.PAY, 1.5),
-    ],  # type: ignore[arg-type]
+        E.Move(),
+        Gain(7),
+        UsePower(cid("smith"), 0),
+        Place(cid("smith")),
+        Place(500),
+        Claim(-2),
+        PayEssence(1.5),  # type: ignore[arg-type]  # a float where an essence index goes
+    ],
 )
 def test_apply_refuses_malformed_moves_unchanged(bad: object) -> None:
     state = action_state(hands=(["gnosis"], []))

@@ -63,7 +63,7 @@ def test_secret_moves_are_not_shown_to_others() -> None:
         assert E.public_move(E.parse_move(text))
     state = E.new_game(8, 2, E.Options())
     kept = state.seats[ANNE].draft_offer[0]
-    events = E.apply(state, ANNE, E.Move(E.Kind.KEEP, kept))
+    events = E.apply(state, ANNE, E.Keep(kept))
     private = [e for e in events if e.to == frozenset({ANNE})]
     public = [e for e in events if e.to is None]
     assert private and public

@@ -50,9 +50,10 @@ from collections.abc import Callable
 
 from services.kit.engine import Rng
 from services.resarcana.engine.content import CONTENT
-from services.resarcana.engine.game import legal_moves, to_act
+from services.resarcana.engine.cost import Enter, can_place
+from services.resarcana.engine.effects import PlaceCheaper, ReturnCards
 from services.resarcana.engine.state import ACTIONS, COLLECT, DRAFT, MAGE, Seat, State
-from services.resarcana.engine.tasks import can_place
+from services.resarcana.engine.turn import step, to_act
 
 # The place of one hidden card: a list of the state and an index in it.
 Slot = tuple[list[int], int]
@@ -164,15 +165,14 @@ def _redeal_draft(state: State, seat: int | None, hidden: list[int], rng: random
 
 def _placing(state: State) -> frozenset[int]:
     """Cards announced as being placed: still in the hand until they enter play."""
-    return frozenset(task[1] for task in state.tasks if task[0] == "enter")
+    return frozenset(task.card for task in state.tasks if isinstance(task, Enter))
 
 
 def _returned(state: State, s: int, pile: int) -> int:
     """How many cards ``s`` has put back on top of ``pile`` in the look under way."""
-    if state.tasks and state.tasks[0][0] == "return" and state.active == s:
-        _, on_pile, _, done = state.tasks[0]
-        if on_pile == pile:
-            return done
+    task = state.tasks[0] if state.tasks else None
+    if isinstance(task, ReturnCards) and state.active == s and task.pile == pile:
+        return task.done
     return 0
 
 
@@ -250,7 +250,7 @@ def _hand_a_card_to_place(
     card exists: it is pinned to ``s``'s cards, or of a group ``s``'s cards hold some of.
     """
     task = state.tasks[0]
-    assert task[0] == "place_artifact", f"no fallback for a hidden {task[0]!r} step"
+    assert isinstance(task, PlaceCheaper), f"no fallback for a hidden {task!r} step"
     hand = state.seats[s].hand
     mine = zones[s]  # the hidden seat's hand slots (but a card being placed), then its pile's
     in_hand = [slot for slot in mine if slot[0] is hand]
@@ -260,7 +260,7 @@ def _hand_a_card_to_place(
     for z, zone in enumerate(zones):
         for k, (lst, i) in enumerate(zone):
             card = lst[i]
-            if (z == s or group(card, z) in groups_here) and can_place(state, s, card, task[1]):
+            if (z == s or group(card, z) in groups_here) and can_place(state, s, card, task.extra):
                 found.append((card, z, k))
     assert found, f"seat {s} can hold no Artifact it could place"
     card, z, k = sorted(found)[rng.randrange(len(found))]
@@ -284,7 +284,7 @@ def _still_decides(state: State, s: int) -> bool:
     if s not in to_act(state):
         return True
     forced_steps = state.phase == COLLECT or (state.phase == ACTIONS and bool(state.tasks))
-    return len(legal_moves(state, s)) >= (2 if forced_steps else 1)
+    return len(step(state, s).options(state, s)) >= (2 if forced_steps else 1)
 
 
 def _redeal_gifts(state: State, rng: random.Random) -> None:

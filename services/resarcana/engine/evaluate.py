@@ -40,7 +40,10 @@ from __future__ import annotations
 
 import math
 
+from services.resarcana.engine.actions import DiscardGain
 from services.resarcana.engine.content import CONTENT
+from services.resarcana.engine.cost import Arrive, Enter, Pay
+from services.resarcana.engine.effects import ChooseEssences, ChooseMonument
 from services.resarcana.engine.essences import GOLD
 from services.resarcana.engine.moves import DECK
 from services.resarcana.engine.state import ACTIONS, State
@@ -135,27 +138,24 @@ def _under_way(state: State, gold_rate: float) -> float:
     should see the action whole."""
     total = 0.0
     for task in state.tasks:
-        code = task[0]
-        if code == "pay":  # the "any" part still to pay, at the cheapest essence
-            total -= ESSENCE * task[3]
-        elif code in ("enter", "claim"):
-            cid = task[1]
+        if isinstance(task, Pay):  # the "any" part still to pay, at the cheapest essence
+            total -= ESSENCE * task.any
+        elif isinstance(task, (Enter, Arrive)):
+            cid = task.card if isinstance(task, Enter) else task.component
             if cid == DECK:
                 total += _MONUMENT_VP
             else:
                 total += _TABLE[cid][0] + _TABLE[cid][3]
-                if code == "enter":
+                if isinstance(task, Enter):
                     total -= CARD  # from the hand into play
-        elif code == "monument":
+        elif isinstance(task, ChooseMonument):
             total += _MONUMENT_VP
-        elif code == "gain_any":
-            _, _, dest, n, excl = task
+        elif isinstance(task, ChooseEssences):
+            dest, n, excl = task.dest, task.count, task.excluded
             if dest >= 0 and _TABLE[dest][1]:
                 total += n * _TABLE[dest][1]  # onto a Place of Power: victory points
             else:
                 total += n * (gold_rate if not excl >> GOLD & 1 and dest < 0 else ESSENCE)
-        elif code == "discard_gain":
-            total += gold_rate
-        elif code == "discard_gain2":
-            total += ESSENCE
+        elif isinstance(task, DiscardGain):
+            total += ESSENCE if task.second else gold_rate
     return total

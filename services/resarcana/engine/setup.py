@@ -3,10 +3,12 @@ or the first-game deal), the Mages, and the Magic Items chosen in reverse order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from services.kit.engine import BadOptions, Rng
-from services.resarcana.engine import collect
+from services.resarcana.engine import collect, rulebook
 from services.resarcana.engine.content import CONTENT
-from services.resarcana.engine.moves import Move
+from services.resarcana.engine.moves import ChooseMage, Keep, Move, TakeItem
 from services.resarcana.engine.state import (
     DRAFT,
     ITEM,
@@ -17,6 +19,7 @@ from services.resarcana.engine.state import (
     State,
 )
 from services.resarcana.engine.table import SEAT_NAMES, Log, draw, gain_bag, name, names
+from services.resarcana.engine.task import Task, by_kind
 
 
 def _check(players: int, options: Options) -> None:
@@ -122,26 +125,42 @@ def new_game(seed: int, players: int, options: Options | None = None) -> State:
 # ---------------------------------------------------------------- the draft
 
 
-def play_keep(state: State, seat: int, move: Move, log: Log) -> None:
-    """Keep one of the two drawn Artifacts; set the other face down for the rival."""
-    me = state.seats[seat]
-    kept = move.a
-    given = me.draft_offer[1] if me.draft_offer[0] == kept else me.draft_offer[0]
-    me.draft_offer = []
-    me.draft_kept.append(kept)
-    me.draft_given.append(given)
-    log.tell(
-        "draft",
-        seat,
-        f"{SEAT_NAMES[seat]} keeps {name(kept)} and sets {name(given)} aside for the rival",
-        f"{SEAT_NAMES[seat]} keeps a card and sets one aside for the rival",
-        {"kept": CONTENT[kept].slug, "given": CONTENT[given].slug},
-        round=len(me.draft_kept),
-    )
-    if len(me.draft_kept) < CONTENT.draft_rounds:
-        me.draft_offer = [me.draft_stack.pop(), me.draft_stack.pop()]
-    if all(not s.draft_offer for s in state.seats):
-        _finish_draft(state, log)
+@dataclass(frozen=True, slots=True)
+class Draft(Task):
+    """The draft: keep one of the two Artifacts drawn, set the other face down for the
+    rival; four times, each player at their own pace."""
+
+    TEXT = "keep a drafted Artifact"
+    RULE = rulebook.SETUP
+
+    def keeps(self, state: State, seat: int) -> list[Move]:
+        return [Keep(c) for c in sorted(set(state.seats[seat].draft_offer))]
+
+    LISTS = by_kind({Keep: keeps})
+
+    def play(self, state: State, seat: int, move: Move, log: Log) -> None:
+        assert isinstance(move, Keep)
+        me = state.seats[seat]
+        kept = move.card
+        given = me.draft_offer[1] if me.draft_offer[0] == kept else me.draft_offer[0]
+        me.draft_offer = []
+        me.draft_kept.append(kept)
+        me.draft_given.append(given)
+        log.tell(
+            "draft",
+            seat,
+            f"{SEAT_NAMES[seat]} keeps {name(kept)} and sets {name(given)} aside for the rival",
+            f"{SEAT_NAMES[seat]} keeps a card and sets one aside for the rival",
+            {"kept": CONTENT[kept].slug, "given": CONTENT[given].slug},
+            round=len(me.draft_kept),
+        )
+        if len(me.draft_kept) < CONTENT.draft_rounds:
+            me.draft_offer = [me.draft_stack.pop(), me.draft_stack.pop()]
+        if all(not s.draft_offer for s in state.seats):
+            _finish_draft(state, log)
+
+    def refusal(self, state: State, seat: int, move: Move) -> tuple[str, str]:
+        return rulebook.SETUP, "keep one of the two Artifacts you drew"
 
 
 def _finish_draft(state: State, log: Log) -> None:
@@ -168,45 +187,76 @@ def _finish_draft(state: State, log: Log) -> None:
     state.phase = MAGE
 
 
-def play_mage(state: State, seat: int, move: Move, log: Log) -> None:
-    me = state.seats[seat]
-    me.mage_choice = move.a
-    log.tell(
-        "mage_choice",
-        seat,
-        f"{SEAT_NAMES[seat]} chooses {name(move.a)} as Mage",
-        f"{SEAT_NAMES[seat]} chooses a Mage",
-        {"mage": CONTENT[move.a].slug},
-    )
-    if all(s.mage_choice >= 0 for s in state.seats):
-        for s, other in enumerate(state.seats):
-            other.mage = other.mage_choice
-            state.box.extend(c for c in other.mage_options if c != other.mage)
-            other.mage_options = []
-            log.say(
-                "mage",
-                f"{SEAT_NAMES[s]} reveals the Mage {name(other.mage)}",
-                s,
-                mage=CONTENT[other.mage].slug,
-            )
-        state.phase = ITEM
-        state.chooser = 1 - state.first_player
+@dataclass(frozen=True, slots=True)
+class MageChoice(Task):
+    """Each player chooses one of their two Mages in secret; both are revealed together."""
+
+    TEXT = "choose a Mage"
+    RULE = rulebook.SETUP
+
+    def mages(self, state: State, seat: int) -> list[Move]:
+        return [ChooseMage(c) for c in sorted(state.seats[seat].mage_options)]
+
+    LISTS = by_kind({ChooseMage: mages})
+
+    def play(self, state: State, seat: int, move: Move, log: Log) -> None:
+        assert isinstance(move, ChooseMage)
+        me = state.seats[seat]
+        me.mage_choice = move.mage
+        log.tell(
+            "mage_choice",
+            seat,
+            f"{SEAT_NAMES[seat]} chooses {name(move.mage)} as Mage",
+            f"{SEAT_NAMES[seat]} chooses a Mage",
+            {"mage": CONTENT[move.mage].slug},
+        )
+        if all(s.mage_choice >= 0 for s in state.seats):
+            for s, other in enumerate(state.seats):
+                other.mage = other.mage_choice
+                state.box.extend(c for c in other.mage_options if c != other.mage)
+                other.mage_options = []
+                log.say(
+                    "mage",
+                    f"{SEAT_NAMES[s]} reveals the Mage {name(other.mage)}",
+                    s,
+                    mage=CONTENT[other.mage].slug,
+                )
+            state.phase = ITEM
+            state.chooser = 1 - state.first_player
+
+    def refusal(self, state: State, seat: int, move: Move) -> tuple[str, str]:
+        return rulebook.SETUP, "choose one of your two Mages"
 
 
-def play_item(state: State, seat: int, move: Move, log: Log) -> None:
+@dataclass(frozen=True, slots=True)
+class ItemChoice(Task):
     """Magic Items are chosen in reverse order: the second player first."""
-    state.items.remove(move.a)
-    state.seats[seat].item = move.a
-    log.say(
-        "item",
-        f"{SEAT_NAMES[seat]} takes the Magic Item {name(move.a)}",
-        seat,
-        item=CONTENT[move.a].slug,
-    )
-    if seat != state.first_player:
-        state.chooser = state.first_player
-    else:
-        begin_round(state, log)
+
+    TEXT = "choose a Magic Item"
+    RULE = rulebook.SETUP
+
+    def items(self, state: State, seat: int) -> list[Move]:
+        return [TakeItem(c) for c in sorted(state.items)]
+
+    LISTS = by_kind({TakeItem: items})
+
+    def play(self, state: State, seat: int, move: Move, log: Log) -> None:
+        assert isinstance(move, TakeItem)
+        state.items.remove(move.item)
+        state.seats[seat].item = move.item
+        log.say(
+            "item",
+            f"{SEAT_NAMES[seat]} takes the Magic Item {name(move.item)}",
+            seat,
+            item=CONTENT[move.item].slug,
+        )
+        if seat != state.first_player:
+            state.chooser = state.first_player
+        else:
+            begin_round(state, log)
+
+    def refusal(self, state: State, seat: int, move: Move) -> tuple[str, str]:
+        return rulebook.SETUP, "take a Magic Item from the middle"
 
 
 def begin_round(state: State, log: Log) -> None:

@@ -3,7 +3,8 @@
 Cards and components are ints (ids into ``CONTENT``). Piles are lists whose last element
 is the top card. ``turned`` and ``on`` hold, per component id, whether it is turned and
 the essences on it. ``tasks`` is the rest of the action being carried out (its cost to
-pay, then its effect), first task first; each task is a small tuple (see ``tasks.py``).
+pay, then its effect), first task first; each task is a small frozen dataclass (see
+``task.py``), and ``Seat.collect`` the same for a player's Collect decisions.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from services.kit.engine import Options as KitOptions
 from services.kit.engine import Outcome, Rng
 from services.resarcana.engine.content import CONTENT
+from services.resarcana.engine.task import Task
 
 # Phases, in the order a game goes through them.
 DRAFT, MAGE, ITEM, COLLECT, ACTIONS, OVER = range(6)
@@ -64,7 +66,7 @@ class Seat:
     draft_kept: list[int] = field(default_factory=list)
     draft_given: list[int] = field(default_factory=list)  # set aside for the rival
     gave: list[int] = field(default_factory=list)  # after the draft: what this seat gave
-    collect: list[tuple] = field(default_factory=list)  # pending Collect decisions
+    collect: list[Task] = field(default_factory=list)  # pending Collect decisions
 
     def components(self) -> list[int]:
         """Every component in front of this player: Mage, Magic Item, then the rest."""
@@ -93,7 +95,7 @@ class State:
     monument_display: list[int] = field(default_factory=list)
     places: list[int] = field(default_factory=list)  # unclaimed Places of Power, face up
     items: list[int] = field(default_factory=list)  # Magic Items in the middle
-    tasks: list[tuple] = field(default_factory=list)
+    tasks: list[Task] = field(default_factory=list)
     paid: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])  # this action's payment
     looking: list[int] = field(default_factory=list)  # Monuments drawn by a look, not yet back
     box: list[int] = field(default_factory=list)  # out of the game: unused Mages, sides, cards

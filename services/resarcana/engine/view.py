@@ -13,12 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.kit.engine import Outcome
-from services.resarcana.engine import collect, tasks
 from services.resarcana.engine.content import CONTENT
-from services.resarcana.engine.essences import bag_text
-from services.resarcana.engine.game import step, to_act
 from services.resarcana.engine.scoring import victory_points
 from services.resarcana.engine.state import PHASES, State
+from services.resarcana.engine.turn import step, to_act
 
 
 def _slug(cid: int) -> str:
@@ -80,29 +78,7 @@ class View:
 
 
 def _step_text(state: State, seat: int) -> str:
-    task = step(state, seat)
-    code = task[0]
-    if code in collect.STEP_TEXT:
-        return collect.STEP_TEXT[code] + (f" ({_slug(task[1])})" if len(task) > 1 else "")
-    if code in ("action", "draft", "mage", "item"):
-        return {
-            "action": "choose an action",
-            "draft": "keep a drafted Artifact",
-            "mage": "choose a Mage",
-            "item": "choose a Magic Item",
-        }[code]
-    text = tasks.STEP_TEXT[code]
-    if code == "pay":
-        _, src, fixed, any_n, excl, disc = task
-        what = "monument-deck" if src < 0 else _slug(src)
-        left = bag_text(fixed, any_n, excl)
-        return f"{text} for {what}: {left} left" + (f", discount {disc}" if disc else "")
-    if code == "gain_any":
-        where = "your pool" if task[2] < 0 else _slug(task[2])
-        return f"{text} ({task[3]} to {where})"
-    if code == "return":
-        return f"{text} ({task[2]} left)"
-    return text
+    return step(state, seat).describe()
 
 
 def view(state: State, seat: int | None) -> View:
