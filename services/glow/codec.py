@@ -93,167 +93,172 @@ def _enum(value: int, table: dict[int, int], field: str) -> int:
     return table[value]
 
 
-def _source(message: pb.UseReroll | pb.PayReroll, kind: int) -> engine.Move:
+def _source(
+    message: pb.UseReroll | pb.PayReroll, kind: type[mv.UseReroll] | type[mv.PayReroll]
+) -> mv.GlowMove:
     source = _enum(message.source, _SOURCE_OF_PB, "source")
     if source == mv.LUMIPILI:
-        return engine.Move(kind, source, _companion(message.companion))
+        return kind(source, _companion(message.companion))
     if message.companion:
         raise MalformedMove("companion is set only for a Lumipili's reroll")
-    return engine.Move(kind, source)
+    return kind(source)
 
 
-def _decode(message: pb.Move) -> engine.Move:
+def _decode(message: pb.Move) -> mv.GlowMove:
     kind = message.WhichOneof("kind")
-    Move = engine.Move
     if kind == "adventurer":
         key = message.adventurer.adventurer
         if key not in ADVENTURER_BY_KEY:
             raise MalformedMove(f"unknown adventurer; they are {', '.join(ADVENTURER_BY_KEY)}")
-        return Move(mv.ADVENTURER_CHOICE, ADVENTURER_BY_KEY[key].id)
+        return mv.ChooseAdventurer(ADVENTURER_BY_KEY[key].id)
     if kind == "take":
-        return Move(mv.TAKE, _space(message.take.space))
+        return mv.Take(_space(message.take.space))
     if kind == "black":
         target = message.black.WhichOneof("target")
         if target == "space":
-            return Move(mv.BLACK, _space(message.black.space))
+            return mv.MoveBlackDie(_space(message.black.space))
         if target == "stay":
             _flag(message.black.stay, "stay")
-            return Move(mv.BLACK, mv.STAY)
+            return mv.MoveBlackDie(mv.STAY)
         raise MalformedMove("MoveBlackDie names a space or stay")
     if kind == "die":
-        return Move(mv.DIE, _enum(message.die.colour, _COLOUR_OF_PB, "colour"))
+        return mv.ChooseSketalDie(_enum(message.die.colour, _COLOUR_OF_PB, "colour"))
     if kind == "bury":
-        return Move(mv.BURY, _space(message.bury.space))
+        return mv.Bury(_space(message.bury.space))
     if kind == "reroll":
-        return _source(message.reroll, mv.REROLL)
+        return _source(message.reroll, mv.UseReroll)
     if kind == "fix":
-        return Move(mv.FIX)
+        return mv.Fix()
     if kind == "pay":
-        return _source(message.pay, mv.PAY)
+        return _source(message.pay, mv.PayReroll)
     if kind == "pick":
-        return Move(mv.PICK, _in(message.pick.die, 0, len(DICE) - 1, "die"))
+        return mv.PickDie(_in(message.pick.die, 0, len(DICE) - 1, "die"))
     if kind == "roll":
-        return Move(mv.ROLL)
+        return mv.Roll()
     if kind == "face":
-        return Move(mv.FACE, _enum(message.face.symbol, _SYMBOL_OF_PB, "symbol"))
+        return mv.ChooseFace(_enum(message.face.symbol, _SYMBOL_OF_PB, "symbol"))
     if kind == "ready":
-        return Move(mv.READY)
+        return mv.Ready()
     if kind == "resolve":
         card = message.resolve.WhichOneof("card")
         if card == "adventurer":
             _flag(message.resolve.adventurer, "adventurer")
-            return Move(mv.RESOLVE, mv.ADVENTURER_REF)
+            return mv.Resolve(mv.ADVENTURER_REF)
         if card == "companion":
-            return Move(mv.RESOLVE, _companion(message.resolve.companion))
+            return mv.Resolve(_companion(message.resolve.companion))
         if card == "spell":
-            return Move(mv.RESOLVE, mv.SPELL_REF + _spell(message.resolve.spell))
+            return mv.Resolve(mv.SPELL_REF + _spell(message.resolve.spell))
         raise MalformedMove("Resolve names the adventurer, a companion or a spell")
     if kind == "raise_companion":
         choice = message.raise_companion.WhichOneof("choice")
         if choice == "companion":
-            return Move(mv.RAISE, _companion(message.raise_companion.companion))
+            return mv.Raise(_companion(message.raise_companion.companion))
         if choice == "nobody":
             _flag(message.raise_companion.nobody, "nobody")
-            return Move(mv.RAISE, mv.NONE)
+            return mv.Raise(mv.NONE)
         raise MalformedMove("Raise names a companion or nobody")
     if kind == "lose":
-        return Move(mv.LOSE, _companion(message.lose.companion))
+        return mv.Lose(_companion(message.lose.companion))
     if kind == "cancel":
         spell = message.cancel.WhichOneof("spell")
         if spell == "revealed":
-            return Move(mv.CANCEL, _spell(message.cancel.revealed, "revealed"))
+            return mv.CancelSpell(_spell(message.cancel.revealed, "revealed"))
         if spell == "face_down":
             _flag(message.cancel.face_down, "face_down")
-            return Move(mv.CANCEL, mv.HIDDEN)
+            return mv.CancelSpell(mv.HIDDEN)
         raise MalformedMove("CancelSpell names a revealed spell or the face-down one")
     if kind == "go":
         spot = _in(message.go.spot, 0, len(PROVINCE.spots) - 1, "spot")
-        return Move(mv.GO, spot, _enum(message.go.payment, _PAYMENT_OF_PB, "payment"))
+        return mv.Go(spot, _enum(message.go.payment, _PAYMENT_OF_PB, "payment"))
     if kind == "camp":
-        return Move(mv.CAMP)
+        return mv.Camp()
     if kind == "sail":
         last = len(ARCHIPELAGO.islands) - 1
-        return Move(
-            mv.SAIL,
+        return mv.Sail(
             _in(message.sail.from_island, 0, last, "from_island"),
             _in(message.sail.to_island, 0, last, "to_island"),
         )
     if kind == "end":
-        return Move(mv.END)
+        return mv.EndJourney()
     raise MalformedMove("the move names no decision (set one field of Move.kind)")
 
 
-def move_from_proto(message: pb.Move) -> engine.Move:
-    return mv.check_well_formed(_decode(message))
+def move_from_proto(message: pb.Move) -> mv.GlowMove:
+    move = _decode(message)
+    problem = move.problem()
+    if problem is not None:
+        raise MalformedMove(problem)
+    return move
 
 
-def _source_to_proto(move: engine.Move, message: pb.UseReroll | pb.PayReroll) -> None:
-    message.source = _SOURCE_PB[move.a]
-    if move.a == mv.LUMIPILI:
-        message.companion = move.b
+def _source_to_proto(
+    move: mv.UseReroll | mv.PayReroll, message: pb.UseReroll | pb.PayReroll
+) -> None:
+    message.source = _SOURCE_PB[move.source]
+    if move.source == mv.LUMIPILI:
+        message.companion = move.card
 
 
-def move_to_proto(move: engine.Move) -> pb.Move:
-    kind, a, b = move.kind, move.a, move.b
+def move_to_proto(move: mv.GlowMove) -> pb.Move:
     out = pb.Move()
-    if kind == mv.ADVENTURER_CHOICE:
-        out.adventurer.adventurer = ADVENTURER[a].key
-    elif kind == mv.TAKE:
-        out.take.space = a
-    elif kind == mv.BLACK:
-        if a == mv.STAY:
+    if isinstance(move, mv.ChooseAdventurer):
+        out.adventurer.adventurer = ADVENTURER[move.adventurer].key
+    elif isinstance(move, mv.Take):
+        out.take.space = move.space
+    elif isinstance(move, mv.MoveBlackDie):
+        if move.space == mv.STAY:
             out.black.stay = True
         else:
-            out.black.space = a
-    elif kind == mv.DIE:
-        out.die.colour = _COLOUR_PB[COLOURS[a]]
-    elif kind == mv.BURY:
-        out.bury.space = a
-    elif kind == mv.REROLL:
+            out.black.space = move.space
+    elif isinstance(move, mv.ChooseSketalDie):
+        out.die.colour = _COLOUR_PB[COLOURS[move.colour]]
+    elif isinstance(move, mv.Bury):
+        out.bury.space = move.space
+    elif isinstance(move, mv.UseReroll):
         _source_to_proto(move, out.reroll)
-    elif kind == mv.FIX:
+    elif isinstance(move, mv.Fix):
         out.fix.SetInParent()
-    elif kind == mv.PAY:
+    elif isinstance(move, mv.PayReroll):
         _source_to_proto(move, out.pay)
-    elif kind == mv.PICK:
-        out.pick.die = a
-    elif kind == mv.ROLL:
+    elif isinstance(move, mv.PickDie):
+        out.pick.die = move.die
+    elif isinstance(move, mv.Roll):
         out.roll.SetInParent()
-    elif kind == mv.FACE:
-        out.face.symbol = _SYMBOL_PB[SYMBOLS[a]]
-    elif kind == mv.READY:
+    elif isinstance(move, mv.ChooseFace):
+        out.face.symbol = _SYMBOL_PB[SYMBOLS[move.symbol]]
+    elif isinstance(move, mv.Ready):
         out.ready.SetInParent()
-    elif kind == mv.RESOLVE:
-        if a == mv.ADVENTURER_REF:
+    elif isinstance(move, mv.Resolve):
+        if move.card == mv.ADVENTURER_REF:
             out.resolve.adventurer = True
-        elif a > mv.SPELL_REF:
-            out.resolve.spell = a - mv.SPELL_REF
+        elif move.card > mv.SPELL_REF:
+            out.resolve.spell = move.card - mv.SPELL_REF
         else:
-            out.resolve.companion = a
-    elif kind == mv.RAISE:
-        if a == mv.NONE:
+            out.resolve.companion = move.card
+    elif isinstance(move, mv.Raise):
+        if move.companion == mv.NONE:
             out.raise_companion.nobody = True
         else:
-            out.raise_companion.companion = a
-    elif kind == mv.LOSE:
-        out.lose.companion = a
-    elif kind == mv.CANCEL:
-        if a == mv.HIDDEN:
+            out.raise_companion.companion = move.companion
+    elif isinstance(move, mv.Lose):
+        out.lose.companion = move.companion
+    elif isinstance(move, mv.CancelSpell):
+        if move.spell == mv.HIDDEN:
             out.cancel.face_down = True
         else:
-            out.cancel.revealed = a
-    elif kind == mv.GO:
-        out.go.spot = a
-        out.go.payment = _PAYMENT_PB[b]
-    elif kind == mv.CAMP:
+            out.cancel.revealed = move.spell
+    elif isinstance(move, mv.Go):
+        out.go.spot = move.spot
+        out.go.payment = _PAYMENT_PB[move.payment]
+    elif isinstance(move, mv.Camp):
         out.camp.SetInParent()
-    elif kind == mv.SAIL:
-        out.sail.from_island = a
-        out.sail.to_island = b
-    elif kind == mv.END:
+    elif isinstance(move, mv.Sail):
+        out.sail.from_island = move.from_island
+        out.sail.to_island = move.to_island
+    elif isinstance(move, mv.EndJourney):
         out.end.SetInParent()
     else:  # pragma: no cover - every kind is listed above
-        raise ValueError(f"unknown move kind {kind}")
+        raise ValueError(f"not a Glow move: {move!r}")
     return out
 
 

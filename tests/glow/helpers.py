@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from services.glow import engine
-from services.glow.engine import content, dice, game
+from services.glow.engine import content, dice, turn
 from services.glow.engine.content import COMPANIONS, DICE, SYMBOL, SYMBOLS
 from services.glow.engine.moves import parse_move
 from services.glow.engine.rules import journey, noon, rerolls
@@ -101,7 +101,7 @@ def at_late_morning(state: State, faces: dict[int, dict[int, str]]) -> None:
         set_faces(state, assignment)
     for player in state.players:
         rerolls._idle(player)
-    state.acting = game._acting(state)
+    state.acting = turn.acting(state)
 
 
 def at_noon(state: State, faces: dict[int, dict[int, str]]) -> list:
@@ -113,7 +113,7 @@ def at_noon(state: State, faces: dict[int, dict[int, str]]) -> list:
         player.done = True
         player.stage = 0
     events = noon.start_noon(state)
-    events += game._advance(state)
+    events += turn.advance(state)
     return events
 
 
@@ -128,7 +128,7 @@ def at_afternoon(state: State, faces: dict[int, dict[int, str]]) -> None:
         player.resolved = [0, *player.companions, *(100 + s for s in player.spells)]
     state.step = 3
     journey.start_afternoon(state)
-    state.acting = game._acting(state)
+    state.acting = turn.acting(state)
 
 
 def reset_dice(state: State, seat: int, keep: list[int]) -> None:

@@ -38,7 +38,7 @@ from services.glow.engine.evaluate import (
     _dice_today,
     expected_bursts,
 )
-from services.glow.engine.moves import ADVENTURER_REF, RESOLVE, SPELL_REF
+from services.glow.engine.moves import ADVENTURER_REF, SPELL_REF, Resolve
 from services.glow.engine.rules.morning import has_kaar
 from services.glow.engine.rules.noon import card_of, triggered
 from services.glow.engine.state import LATE_MORNING, NOON, State
@@ -167,9 +167,9 @@ def test_resolving_a_card_leaves_the_seats_bursts_as_they_were() -> None:
         for seat in engine.to_act(state):
             player = state.players[seat]
             for move in engine.legal_moves(state, seat):
-                if move.kind != RESOLVE or move.a > SPELL_REF:
+                if not isinstance(move, Resolve) or move.card > SPELL_REF:
                     continue
-                _, effect, _ = card_of(player, move.a)
+                _, effect, _ = card_of(player, move.card)
                 if effect.skull or effect.spell or effect.resurrect or effect.fireflies:
                     continue
                 if effect.bursts < 0 or effect.footprints < 0:

@@ -8,8 +8,9 @@ import pytest
 
 from services.glow import engine
 from services.glow.engine import moves as moves_module
-from services.glow.engine.moves import GO, Move
+from services.glow.engine.moves import FOOT, FREE, USE_DIE, ChooseAdventurer, Go
 from services.kit.engine import MalformedMove
+from services.kit.moves import TypedMove
 from services.kit.testing import random_game
 
 TEXTS = [
@@ -81,13 +82,17 @@ def test_moves_of_different_kinds_sort() -> None:
     listed = sorted(engine.parse_move(t) for t in TEXTS)
     assert listed[0] == engine.parse_move("adventurer moloch")
     assert listed[-1] == engine.parse_move("end")
-    assert Move(GO, 3, 0) < Move(GO, 3, 1) < Move(GO, 4, 0)
+    assert Go(3, FREE) < Go(3, USE_DIE) < Go(3, FOOT) < Go(4, FREE)
     assert len({hash(m) for m in listed}) == len(listed)
+
+
+class _Jump(TypedMove):
+    """A move of no kind Glow knows."""
 
 
 def test_apply_refuses_malformed_moves() -> None:
     state = engine.new_game(1, 2)
-    for bad in (None, "adventurer eoles", Move(99), Move(0, 42)):
+    for bad in (None, "adventurer eoles", _Jump(), ChooseAdventurer(42)):
         with pytest.raises(MalformedMove):
             engine.apply(state, 0, bad)
 

@@ -17,7 +17,7 @@ from services.glow.engine.content import (
     REROLL_TOKENS,
 )
 from services.glow.engine.dice import symbol
-from services.glow.engine.moves import Move
+from services.glow.engine.moves import Bury, ChooseAdventurer, Take
 from services.kit.engine import BadOptions, IllegalMove, MalformedMove, NotYourDecision
 from services.kit.testing import assert_refused_unchanged
 
@@ -67,7 +67,7 @@ def test_adventurers_are_chosen_in_turn_with_their_dice() -> None:
         engine, state, 1, engine.parse_move("adventurer pocana"), IllegalMove
     )
     assert exc.rule == "Game Setup"
-    assert_refused_unchanged(engine, state, 0, Move(0, 2), NotYourDecision)
+    assert_refused_unchanged(engine, state, 0, ChooseAdventurer(2), NotYourDecision)
     play(state, 1, "adventurer moloch")
     play(state, 2, "adventurer orium")
     pocana = state.players[0]
@@ -115,10 +115,10 @@ def test_taking_an_empty_space_is_refused() -> None:
     first = state.first
     play(state, first, "take 0")
     nxt = (first + 1) % 3
-    exc = assert_refused_unchanged(engine, state, nxt, Move(1, 0), IllegalMove)
+    exc = assert_refused_unchanged(engine, state, nxt, Take(0), IllegalMove)
     assert exc.rule == "Morning – Recruit a Companion"
-    assert_refused_unchanged(engine, state, first, Move(1, 1), NotYourDecision)
-    assert_refused_unchanged(engine, state, nxt, Move(1, 9), MalformedMove)
+    assert_refused_unchanged(engine, state, first, Take(1), NotYourDecision)
+    assert_refused_unchanged(engine, state, nxt, Take(9), MalformedMove)
     assert_refused_unchanged(engine, state, nxt, "take 1", MalformedMove)
 
 
@@ -142,7 +142,7 @@ def test_two_player_cemetery_pick() -> None:
     play(state, first, "take 0")
     assert engine.to_act(state) == (first,)
     assert legal(state, first) == [f"bury {s}" for s in range(1, 5)]
-    exc = assert_refused_unchanged(engine, state, first, Move(4, 0), IllegalMove)
+    exc = assert_refused_unchanged(engine, state, first, Bury(0), IllegalMove)
     assert exc.rule == "2-player games"
     buried = state.track[2]
     play(state, first, "bury 2")

@@ -11,11 +11,13 @@ from __future__ import annotations
 from bisect import insort
 
 from services.kit.engine import Event
+from services.kit.kernel import Decision
 
-from ..content import ARCHIPELAGO, COMPANIONS, ELEMENTS, PROVINCE, Effect
+from .. import rulebook
+from ..content import ARCHIPELAGO, ELEMENTS, PROVINCE, Effect
 from ..dice import counted, counts, symbol
 from ..effects import apply_tokens, player_name, spell_text, to_cemetery
-from ..moves import CAMP, CANCEL, END, FOOT, FREE, GO, HIDDEN, LOSE, SAIL, USE_DIE, Move
+from ..moves import FOOT, FREE, HIDDEN, USE_DIE, Camp, CancelSpell, EndJourney, Go, Lose, Sail
 from ..state import AFTERNOON, IDLE, JOURNEY, SKULL, Player, State
 
 
@@ -39,18 +41,13 @@ def _check_done(state: State, player: Player) -> None:
     """A seat with nothing left but "end" has finished its journey."""
     if player.stage != JOURNEY:
         return
-    moves = province_moves(state, player) if _province(state) else sail_moves(state, player)
-    if moves == [Move(END)]:
+    if _province(state):
+        left = player.in_village or bool(_steps(state, player))
+    else:
+        left = bool(_passages(state, player))
+    if not left:
         player.stage = IDLE
         player.done = True
-
-
-def journey_moves(state: State, player: Player) -> list[Move]:
-    if player.stage == SKULL:
-        return skull_moves(player)
-    if _province(state):
-        return province_moves(state, player)
-    return sail_moves(state, player)
 
 
 def _unused_die(state: State, player: Player, element: int) -> int:
@@ -60,33 +57,46 @@ def _unused_die(state: State, player: Player, element: int) -> int:
     return -1
 
 
-def province_moves(state: State, player: Player) -> list[Move]:
-    moves = []
+# --- The Province of Shadows: the company goes space by space, may camp, then ends -------
+
+
+def _ways(state: State, player: Player, n: int, c: list[int]) -> list[int]:
+    """How the company may pay to enter spot ``n`` now (``c``: its dice's counts)."""
+    ways = []
     footprints = player.footprints
+    spot = PROVINCE.spots[n]
+    cost = max(0, -spot.on_enter.footprints)
+    if spot.need >= 0:
+        if footprints >= cost and _unused_die(state, player, spot.need) >= 0:
+            ways.append(USE_DIE)
+        if footprints >= cost + 1:
+            ways.append(FOOT)
+    elif spot.avoid >= 0:
+        if not c[spot.avoid]:
+            if footprints >= cost:
+                ways.append(FREE)
+        elif footprints >= cost + 1:
+            ways.append(FOOT)
+    elif footprints >= cost:
+        ways.append(FREE)
+    return ways
+
+
+def _steps(state: State, player: Player) -> list[tuple[int, int]]:
+    """(spot, payment) of every space the company may enter now, sorted."""
     c = counts(state, player)
-    for n in PROVINCE.links[player.company]:
-        if n in player.visited:
-            continue
-        spot = PROVINCE.spots[n]
-        cost = max(0, -spot.on_enter.footprints)
-        if spot.need >= 0:
-            if footprints >= cost and _unused_die(state, player, spot.need) >= 0:
-                moves.append(Move(GO, n, USE_DIE))
-            if footprints >= cost + 1:
-                moves.append(Move(GO, n, FOOT))
-        elif spot.avoid >= 0:
-            if not c[spot.avoid]:
-                if footprints >= cost:
-                    moves.append(Move(GO, n, FREE))
-            elif footprints >= cost + 1:
-                moves.append(Move(GO, n, FOOT))
-        elif footprints >= cost:
-            moves.append(Move(GO, n, FREE))
-    if player.in_village:
-        moves.append(Move(CAMP))
-    moves.append(Move(END))
-    moves.sort()
-    return moves
+    steps = [
+        (n, way)
+        for n in PROVINCE.links[player.company]
+        if n not in player.visited
+        for way in _ways(state, player, n, c)
+    ]
+    steps.sort()
+    return steps
+
+
+def go_moves(state: State, seat: int) -> list[Go]:
+    return [Go(n, pay) for n, pay in _steps(state, state.players[seat])]
 
 
 def passage_cost(state: State, player: Player, a: int, b: int) -> int:
@@ -101,25 +111,25 @@ def passage_cost(state: State, player: Player, a: int, b: int) -> int:
     return max(0, passage.need_min - different) + passage.footprints
 
 
-def sail_moves(state: State, player: Player) -> list[Move]:
-    moves = []
-    start = ARCHIPELAGO.start
-    for a in sorted(set(player.boats)):
-        for b in ARCHIPELAGO.links[a]:
-            if b != start and b in player.boats:
-                continue
-            if player.footprints >= passage_cost(state, player, a, b):
-                moves.append(Move(SAIL, a, b))
-    moves.append(Move(END))
-    return moves
+def _open(state: State, player: Player, a: int, b: int) -> bool:
+    """Whether a boat on island ``a`` may sail the link to ``b`` now."""
+    if b != ARCHIPELAGO.start and b in player.boats:
+        return False
+    return player.footprints >= passage_cost(state, player, a, b)
 
 
-def skull_moves(player: Player) -> list[Move]:
-    moves = [Move(LOSE, c) for c in sorted(player.companions)]
-    moves += [Move(CANCEL, s) for s in sorted(player.spells)]
-    if player.hidden_spells:
-        moves.append(Move(CANCEL, HIDDEN))
-    return sorted(moves)
+def _passages(state: State, player: Player) -> list[tuple[int, int]]:
+    """(from, to) of every link a boat may sail now."""
+    return [
+        (a, b)
+        for a in sorted(set(player.boats))
+        for b in ARCHIPELAGO.links[a]
+        if _open(state, player, a, b)
+    ]
+
+
+def sail_moves(state: State, seat: int) -> list[Sail]:
+    return [Sail(a, b) for a, b in _passages(state, state.players[seat])]
 
 
 def _effect(state: State, seat: int, effect: Effect, where: str) -> list[Event]:
@@ -136,9 +146,9 @@ def _effect(state: State, seat: int, effect: Effect, where: str) -> list[Event]:
     return events
 
 
-def go(state: State, seat: int, move: Move) -> list[Event]:
+def go(state: State, seat: int, move: Go) -> list[Event]:
     player = state.players[seat]
-    n, pay = move.a, move.b
+    n, pay = move.spot, move.payment
     spot = PROVINCE.spots[n]
     how = "freely"
     if pay == USE_DIE:
@@ -168,7 +178,30 @@ def go(state: State, seat: int, move: Move) -> list[Event]:
     return events
 
 
-def camp(state: State, seat: int, move: Move) -> list[Event]:
+def _cannot_go(state: State, seat: int, move: Go) -> str:
+    if move.spot in state.players[seat].visited:
+        return "a company cannot go past the same space twice during the same round"
+    return "that space is not next to the company, or its condition or footprint cost cannot be met"
+
+
+def _can_go(state: State, seat: int, move: Go) -> bool:
+    player = state.players[seat]
+    n = move.spot
+    if n not in PROVINCE.links[player.company] or n in player.visited:
+        return False
+    return move.payment in _ways(state, player, n, counts(state, player))
+
+
+GOING = Decision(
+    rule=rulebook.PROVINCE_JOURNEY, moves=go_moves, allows=_can_go, explain=_cannot_go, do=go
+)
+
+
+def camp_moves(state: State, seat: int) -> list[Camp]:
+    return [Camp()] if state.players[seat].in_village else []
+
+
+def camp(state: State, seat: int, move: Camp) -> list[Event]:
     player = state.players[seat]
     player.encampment = player.company
     player.stage = IDLE
@@ -183,9 +216,39 @@ def camp(state: State, seat: int, move: Move) -> list[Event]:
     ]
 
 
-def sail(state: State, seat: int, move: Move) -> list[Event]:
+def _in_village(state: State, seat: int, move: Camp) -> bool:
+    return state.players[seat].in_village
+
+
+CAMPING = Decision(rule=rulebook.PROVINCE_JOURNEY, moves=camp_moves, allows=_in_village, do=camp)
+
+
+def end_moves(state: State, seat: int) -> list[EndJourney]:
+    return [EndJourney()]
+
+
+def end(state: State, seat: int, move: EndJourney) -> list[Event]:
     player = state.players[seat]
-    a, b = move.a, move.b
+    player.stage = IDLE
+    player.done = True
+    return [Event("end", f"{player_name(state, seat)} ends the journey for today", seat)]
+
+
+def _always(state: State, seat: int, move: EndJourney) -> bool:
+    return True
+
+
+ENDING_THE_PROVINCE_JOURNEY = Decision(
+    rule=rulebook.PROVINCE_JOURNEY, moves=end_moves, allows=_always, do=end
+)
+
+
+# --- The Archipelago of Darkness: one boat sails one link, or none ------------------------
+
+
+def sail(state: State, seat: int, move: Sail) -> list[Event]:
+    player = state.players[seat]
+    a, b = move.from_island, move.to_island
     cost = passage_cost(state, player, a, b)
     player.footprints -= cost
     player.boats.remove(a)
@@ -207,42 +270,108 @@ def sail(state: State, seat: int, move: Move) -> list[Event]:
     return events
 
 
-def end(state: State, seat: int, move: Move) -> list[Event]:
-    player = state.players[seat]
-    player.stage = IDLE
-    player.done = True
-    return [Event("end", f"{player_name(state, seat)} ends the journey for today", seat)]
+def _cannot_sail(state: State, seat: int, move: Sail) -> str:
+    if move.to_island in state.players[seat].boats and move.to_island != 0:
+        return "the player cannot place several of their boats on the same island"
+    return "no such link from a boat, or not enough different symbols or footprints"
 
 
-def skull(state: State, seat: int, move: Move) -> list[Event]:
-    """A skull space: a companion to the cemetery without its effect, or a spell cancelled."""
+def _can_sail(state: State, seat: int, move: Sail) -> bool:
     player = state.players[seat]
-    if move.kind == LOSE:
-        events = to_cemetery(state, seat, move.a, "a skull space")
+    a, b = move.from_island, move.to_island
+    return a in player.boats and b in ARCHIPELAGO.links[a] and _open(state, player, a, b)
+
+
+SAILING = Decision(
+    rule=rulebook.ARCHIPELAGO_JOURNEY,
+    moves=sail_moves,
+    allows=_can_sail,
+    explain=_cannot_sail,
+    do=sail,
+)
+ENDING_THE_ARCHIPELAGO_JOURNEY = Decision(
+    rule=rulebook.ARCHIPELAGO_JOURNEY, moves=end_moves, allows=_always, do=end
+)
+
+
+# --- a skull space: a companion to the cemetery, or a spell cancelled --------------------
+
+
+def lose_moves(state: State, seat: int) -> list[Lose]:
+    return [Lose(c) for c in sorted(state.players[seat].companions)]
+
+
+def lose(state: State, seat: int, move: Lose) -> list[Event]:
+    """The companion goes to the cemetery without its effect."""
+    events = to_cemetery(state, seat, move.companion, "a skull space")
+    return events + _after_skull(state, seat)
+
+
+def cancel_moves(state: State, seat: int) -> list[CancelSpell]:
+    player = state.players[seat]
+    hidden = [CancelSpell(HIDDEN)] if player.hidden_spells else []
+    return hidden + [CancelSpell(s) for s in sorted(player.spells)]
+
+
+def cancel(state: State, seat: int, move: CancelSpell) -> list[Event]:
+    """The spell token goes back to the box without its effect."""
+    player = state.players[seat]
+    if move.spell == HIDDEN:
+        spell = player.hidden_spells.pop(0)
+        what = "a face-down spell"
     else:
-        if move.a == HIDDEN:
-            spell = player.hidden_spells.pop(0)
-            what = "a face-down spell"
-        else:
-            spell = move.a
-            player.spells.remove(spell)
-            what = spell_text(spell)
-        insort(state.spell_box, spell)
-        events = [
-            Event(
-                "spell_cancelled",
-                f"{player_name(state, seat)} cancels {what} (a skull space)",
-                seat,
-                {"spell": 0 if move.a == HIDDEN else spell},
-            )
-        ]
+        spell = move.spell
+        player.spells.remove(spell)
+        what = spell_text(spell)
+    insort(state.spell_box, spell)
+    events = [
+        Event(
+            "spell_cancelled",
+            f"{player_name(state, seat)} cancels {what} (a skull space)",
+            seat,
+            {"spell": 0 if move.spell == HIDDEN else spell},
+        )
+    ]
+    return events + _after_skull(state, seat)
+
+
+def _after_skull(state: State, seat: int) -> list[Event]:
+    player = state.players[seat]
     if _province(state):
         player.stage = JOURNEY
         _check_done(state, player)
     else:
         player.stage = IDLE
         player.done = True
-    return events
+    return []
 
 
-__all__ = ["COMPANIONS", "journey_moves", "start_afternoon"]
+def _nothing_to_lose(state: State, seat: int, move: Lose | CancelSpell) -> str:
+    return "the player has no such companion or spell"
+
+
+def _has_companion(state: State, seat: int, move: Lose) -> bool:
+    return move.companion in state.players[seat].companions
+
+
+def _has_spell(state: State, seat: int, move: CancelSpell) -> bool:
+    player = state.players[seat]
+    if move.spell == HIDDEN:
+        return bool(player.hidden_spells)
+    return move.spell in player.spells
+
+
+LOSING = Decision(
+    rule=rulebook.COMMON_JOURNEY_RULES,
+    moves=lose_moves,
+    allows=_has_companion,
+    explain=_nothing_to_lose,
+    do=lose,
+)
+CANCELLING = Decision(
+    rule=rulebook.COMMON_JOURNEY_RULES,
+    moves=cancel_moves,
+    allows=_has_spell,
+    explain=_nothing_to_lose,
+    do=cancel,
+)

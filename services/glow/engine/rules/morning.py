@@ -6,10 +6,12 @@ from __future__ import annotations
 from bisect import insort
 
 from services.kit.engine import Event
+from services.kit.kernel import Decision
 
+from .. import rulebook
 from ..content import ANY_COLOUR, BLACK_DIE, COLOURS, COMPANIONS, DICE, NO_DIE, TRACK_SPACES
 from ..effects import player_name, pool_for, spell_text
-from ..moves import BLACK, BURY, DIE, STAY, TAKE, Move
+from ..moves import STAY, Bury, ChooseSketalDie, MoveBlackDie, Take
 from ..state import (
     CEMETERY_PICK,
     IDLE,
@@ -57,33 +59,29 @@ def _ask(state: State, seat: int, stage: int) -> None:
     state.players[seat].done = False
 
 
-def recruit_moves(state: State) -> list[Move]:
-    return [Move(TAKE, s) for s in range(TRACK_SPACES) if state.track[s]]
-
-
-def black_die_moves(state: State, player: Player) -> list[Move]:
-    here = player.pending
-    return [Move(BLACK, STAY)] + [
-        Move(BLACK, s) for s in range(TRACK_SPACES) if s != here and state.track[s]
-    ]
-
-
 def sketal_colours(state: State, seat: int) -> list[int]:
     """The colours of the large dice in the reserve pool that ``seat`` may take."""
     return sorted({DICE[d].colour for d in pool_for(state, seat) if DICE[d].large})
 
 
-def sketal_die_moves(state: State, seat: int) -> list[Move]:
-    return [Move(DIE, c) for c in sketal_colours(state, seat)]
+# --- the decision: recruit a companion ---------------------------------------------------
 
 
-def cemetery_moves(state: State) -> list[Move]:
-    return [Move(BURY, s) for s in range(TRACK_SPACES) if state.track[s]]
+def recruit_moves(state: State, seat: int) -> list[Take]:
+    return [Take(s) for s in range(TRACK_SPACES) if state.track[s]]
 
 
-def take(state: State, seat: int, move: Move) -> list[Event]:
+def _companion_there(state: State, seat: int, move: Take | Bury) -> bool:
+    return state.track[move.space] != 0
+
+
+def _no_companion(state: State, seat: int, move: Take | Bury | MoveBlackDie) -> str:
+    return f"no companion in front of space {move.space}"
+
+
+def take(state: State, seat: int, move: Take) -> list[Event]:
     player = state.players[seat]
-    space = move.a
+    space = move.space
     if (
         BLACK_DIE in state.track_dice[space]
         and has_kaar(player)
@@ -96,24 +94,58 @@ def take(state: State, seat: int, move: Move) -> list[Event]:
     return _recruit(state, seat, space)
 
 
-def move_black_die(state: State, seat: int, move: Move) -> list[Event]:
+RECRUITING = Decision(
+    rule=rulebook.RECRUIT,
+    moves=recruit_moves,
+    allows=_companion_there,
+    explain=_no_companion,
+    do=take,
+)
+
+
+# --- the decision: Kaar's owner moves the black die first, or keeps it --------------------
+
+
+def black_die_moves(state: State, seat: int) -> list[MoveBlackDie]:
+    here = state.players[seat].pending
+    return [MoveBlackDie(STAY)] + [
+        MoveBlackDie(s) for s in range(TRACK_SPACES) if s != here and state.track[s]
+    ]
+
+
+def move_black_die(state: State, seat: int, move: MoveBlackDie) -> list[Event]:
     player = state.players[seat]
     space = player.pending
+    target = move.space
     events = []
-    if move.a != STAY:
+    if target != STAY:
         state.track_dice[space].remove(BLACK_DIE)
-        state.track_dice[move.a].append(BLACK_DIE)
-        state.track_dice[move.a].sort()
+        state.track_dice[target].append(BLACK_DIE)
+        state.track_dice[target].sort()
         events.append(
             Event(
                 "black_die",
-                f"{player_name(state, seat)} moves the black die to space {move.a} (Kaar)",
+                f"{player_name(state, seat)} moves the black die to space {target} (Kaar)",
                 seat,
-                {"space": move.a},
+                {"space": target},
             )
         )
     player.pending = 0
     return events + _recruit(state, seat, space)
+
+
+def _black_die_target(state: State, seat: int, move: MoveBlackDie) -> bool:
+    space = move.space
+    return space == STAY or (space != state.players[seat].pending and state.track[space] != 0)
+
+
+MOVING_THE_BLACK_DIE = Decision(
+    rule=rulebook.KAAR,
+    moves=black_die_moves,
+    allows=_black_die_target,
+    explain=_no_companion,
+    do=move_black_die,
+)
 
 
 def _recruit(state: State, seat: int, space: int) -> list[Event]:
@@ -199,15 +231,36 @@ def give_sketal_die(state: State, seat: int, companion: int, colour: int) -> lis
     ]
 
 
-def choose_sketal_die(state: State, seat: int, move: Move) -> list[Event]:
+# --- the decision: the colour of a multicoloured Sketal's large die ----------------------
+
+
+def sketal_die_moves(state: State, seat: int) -> list[ChooseSketalDie]:
+    return [ChooseSketalDie(c) for c in sketal_colours(state, seat)]
+
+
+def choose_sketal_die(state: State, seat: int, move: ChooseSketalDie) -> list[Event]:
     player = state.players[seat]
     companion = player.pending
     player.pending = 0
     player.stage = IDLE
-    events = give_sketal_die(state, seat, companion, move.a)
+    events = give_sketal_die(state, seat, companion, move.colour)
     if state.step == MORNING:
         events += after_recruit(state, seat)
     return events
+
+
+def no_such_die(state: State, seat: int, move: ChooseSketalDie) -> str:
+    if any(DICE[d].large and DICE[d].colour == move.colour for d in state.pool):
+        return (
+            "the large dice of that colour in the reserve pool were put back by another "
+            "seat during this Noon, at the same time: not before the next Noon"
+        )
+    return "no large die of that colour in the reserve pool"
+
+
+CHOOSING_A_SKETAL_DIE = Decision(
+    rule=rulebook.SKETALS, moves=sketal_die_moves, explain=no_such_die, do=choose_sketal_die
+)
 
 
 def after_recruit(state: State, seat: int) -> list[Event]:
@@ -218,9 +271,17 @@ def after_recruit(state: State, seat: int) -> list[Event]:
     return _next(state, seat)
 
 
-def bury(state: State, seat: int, move: Move) -> list[Event]:
-    companion = state.track[move.a]
-    state.track[move.a] = 0
+# --- the decision: 2-player games, a companion left on the track to the cemetery ----------
+
+
+def cemetery_moves(state: State, seat: int) -> list[Bury]:
+    return [Bury(s) for s in range(TRACK_SPACES) if state.track[s]]
+
+
+def bury(state: State, seat: int, move: Bury) -> list[Event]:
+    space = move.space
+    companion = state.track[space]
+    state.track[space] = 0
     insort(state.cemetery, companion)
     state.players[seat].stage = IDLE
     events = [
@@ -229,10 +290,19 @@ def bury(state: State, seat: int, move: Move) -> list[Event]:
             f"{player_name(state, seat)} sends {COMPANIONS[companion].name} ({companion}) "
             "to the cemetery (2-player games)",
             seat,
-            {"companion": companion, "space": move.a},
+            {"companion": companion, "space": space},
         )
     ]
     return events + _next(state, seat)
+
+
+SENDING_TO_THE_CEMETERY = Decision(
+    rule=rulebook.TWO_PLAYER_GAMES,
+    moves=cemetery_moves,
+    allows=_companion_there,
+    explain=_no_companion,
+    do=bury,
+)
 
 
 def _next(state: State, seat: int) -> list[Event]:

@@ -22,7 +22,9 @@ import dataclasses
 from bisect import insort
 
 from services.kit.engine import Event
+from services.kit.kernel import Decision
 
+from .. import rulebook
 from ..content import (
     ADVENTURER,
     BLACK_DIE,
@@ -47,9 +49,15 @@ from ..effects import (
     spell_text,
     to_cemetery,
 )
-from ..moves import ADVENTURER_REF, NONE, RAISE, RESOLVE, SPELL_REF, Move
+from ..moves import ADVENTURER_REF, NONE, SPELL_REF, ChooseSketalDie, Raise, Resolve
 from ..state import IDLE, NOON, RESOLVING, RESURRECT, Player, State
-from .morning import companion_arrives, has_kaar
+from .morning import (
+    choose_sketal_die,
+    companion_arrives,
+    has_kaar,
+    no_such_die,
+    sketal_die_moves,
+)
 
 
 def start_noon(state: State) -> list[Event]:
@@ -141,26 +149,22 @@ def triggered(state: State, player: Player) -> list[tuple[int, int]]:
     return out
 
 
-def resolve_moves(state: State, player: Player) -> list[Move]:
-    return sorted(Move(RESOLVE, ref) for ref, _ in triggered(state, player))
-
-
-def raise_moves(state: State, seat: int) -> list[Move]:
-    """Cromaug's choice: no one, or a companion from the cemetery as this seat sees it
-    (see ``cemetery_for``), but not Cromaug itself."""
-    pending = state.players[seat].pending
-    return [Move(RAISE, NONE)] + [Move(RAISE, c) for c in cemetery_for(state, seat) if c != pending]
-
-
 def _check_done(state: State, player: Player) -> None:
     if player.stage == RESOLVING and not triggered(state, player):
         player.stage = IDLE
         player.done = True
 
 
-def resolve(state: State, seat: int, move: Move) -> list[Event]:
+# --- the decision: resolve one triggered card, in the order the player chooses -----------
+
+
+def resolve_moves(state: State, seat: int) -> list[Resolve]:
+    return [Resolve(ref) for ref in sorted(ref for ref, _ in triggered(state, state.players[seat]))]
+
+
+def resolve(state: State, seat: int, move: Resolve) -> list[Event]:
     player = state.players[seat]
-    ref = move.a
+    ref = move.card
     times = dict(triggered(state, player))[ref]
     condition, effect, _ = card_of(player, ref)
     player.resolved.append(ref)
@@ -205,6 +209,36 @@ def resolve(state: State, seat: int, move: Move) -> list[Event]:
     return events
 
 
+def _not_triggered(state: State, seat: int, move: Resolve) -> str:
+    if move.card in state.players[seat].resolved:
+        return "this card was already resolved this round"
+    return "this card is not in play or its condition is not met by the dice"
+
+
+def _triggered(state: State, seat: int, move: Resolve) -> bool:
+    """Whether ``resolve_moves`` lists the card, without listing them all."""
+    player = state.players[seat]
+    card = move.card
+    if card in player.resolved:
+        return False
+    if card > SPELL_REF:
+        if card - SPELL_REF not in player.spells:
+            return False
+    elif card != ADVENTURER_REF and card not in player.companions:
+        return False
+    condition, _, _ = card_of(player, card)
+    return condition.times(counts(state, player)) > 0
+
+
+RESOLVING_A_CARD = Decision(
+    rule=rulebook.RESOLVE_THE_CARDS,
+    moves=resolve_moves,
+    allows=_triggered,
+    explain=_not_triggered,
+    do=resolve,
+)
+
+
 def cast_spells(state: State, seat: int) -> list[Event]:
     """Xar'gok: each other player, clockwise, takes a spell token face down."""
     events = []
@@ -234,15 +268,25 @@ def cast_spells(state: State, seat: int) -> list[Event]:
     return events
 
 
-def resurrect(state: State, seat: int, move: Move) -> list[Event]:
+# --- the decision of Cromaug: a companion back from the cemetery, or no one --------------
+
+
+def raise_moves(state: State, seat: int) -> list[Raise]:
+    """Cromaug's choice: no one, or a companion from the cemetery as this seat sees it
+    (see ``cemetery_for``), but not Cromaug itself."""
+    pending = state.players[seat].pending
+    return [Raise(NONE)] + [Raise(c) for c in cemetery_for(state, seat) if c != pending]
+
+
+def resurrect(state: State, seat: int, move: Raise) -> list[Event]:
     """Cromaug: a companion of the player's choice from the cemetery, now the last recruit."""
     player = state.players[seat]
     player.pending = 0
     player.stage = RESOLVING
-    if move.a == NONE:
+    if move.companion == NONE:
         _check_done(state, player)
         return [Event("resurrect", f"{player_name(state, seat)} takes no one back", seat)]
-    companion = move.a
+    companion = move.companion
     state.cemetery.remove(companion)
     player.companions.append(companion)
     events = [
@@ -262,10 +306,46 @@ def resurrect(state: State, seat: int, move: Move) -> list[Event]:
     return events
 
 
-def after_sketal_die(state: State, player: Player) -> None:
-    """A multicoloured Sketal raised by Cromaug has its die: back to resolving."""
+def _not_in_cemetery(state: State, seat: int, move: Raise) -> str:
+    companion = move.companion
+    if companion == state.players[seat].pending:
+        return "Cromaug cannot take itself back from the cemetery"
+    if companion in state.cemetery:
+        return (
+            f"companion {companion} went to the cemetery from another seat during this "
+            "Noon, at the same time: it cannot be taken back before the next Noon"
+        )
+    return f"companion {companion} is not in the cemetery to take back"
+
+
+def _raisable(state: State, seat: int, move: Raise) -> bool:
+    companion = move.companion
+    if companion == NONE:
+        return True
+    return companion != state.players[seat].pending and companion in cemetery_for(state, seat)
+
+
+RAISING = Decision(
+    rule=rulebook.CROMAUG,
+    moves=raise_moves,
+    allows=_raisable,
+    explain=_not_in_cemetery,
+    do=resurrect,
+)
+
+
+# --- the decision of a multicoloured Sketal raised by Cromaug: its die's colour -----------
+
+
+def raised_sketal_die(state: State, seat: int, move: ChooseSketalDie) -> list[Event]:
+    """The Sketal has its die: back to resolving."""
+    events = choose_sketal_die(state, seat, move)
+    player = state.players[seat]
     player.stage = RESOLVING
     _check_done(state, player)
+    return events
 
 
-__all__ = ["NOON", "after_sketal_die", "resolve", "resolve_moves", "start_noon"]
+CHOOSING_A_RAISED_SKETAL_DIE = Decision(
+    rule=rulebook.SKETALS, moves=sketal_die_moves, explain=no_such_die, do=raised_sketal_die
+)

@@ -8,8 +8,12 @@ sources one by one, pick the die, choose its face. "ready" fixes the result.
 
 from __future__ import annotations
 
-from services.kit.engine import Event
+from typing import TypeVar
 
+from services.kit.engine import Event
+from services.kit.kernel import Decision
+
+from .. import rulebook
 from ..content import (
     COMPANIONS,
     DICE,
@@ -20,7 +24,18 @@ from ..content import (
 )
 from ..dice import describe, roll, stream_roll
 from ..effects import player_name
-from ..moves import FACE, FIX, LUMIPILI, PAY, PICK, READY, REROLL, ROLL, TOKEN, TRACK, Move
+from ..moves import (
+    LUMIPILI,
+    TOKEN,
+    TRACK,
+    ChooseFace,
+    Fix,
+    PayReroll,
+    PickDie,
+    Ready,
+    Roll,
+    UseReroll,
+)
 from ..state import (
     FIX_FACE,
     FIX_PAY,
@@ -107,105 +122,160 @@ def sources(player: Player) -> int:
     return total
 
 
-def _source_moves(player: Player, kind: int) -> list[Move]:
+Source = TypeVar("Source", UseReroll, PayReroll)
+
+
+def _source_moves(player: Player, kind: type[Source]) -> list[Source]:
     out = []
     if player.rerolls:
-        out.append(Move(kind, TOKEN))
+        out.append(kind(TOKEN))
     if track_target(player) >= 0:
-        out.append(Move(kind, TRACK))
-    out += [Move(kind, LUMIPILI, c) for c in lumipilis(player)]
+        out.append(kind(TRACK))
+    out += [kind(LUMIPILI, c) for c in lumipilis(player)]
     return out
 
 
-def reroll_moves(state: State, player: Player) -> list[Move]:
-    stage = player.stage
-    if stage == REROLLS:
-        moves = _source_moves(player, REROLL)
-        if sources(player) >= REROLLS_TO_SET_A_FACE:
-            moves.append(Move(FIX))
-        moves.append(Move(READY))
-        return moves
-    if stage == REROLL_PICK:
-        moves = [Move(PICK, d) for d in player.rolled if d not in player.picked]
-        if player.picked:
-            moves.append(Move(ROLL))
-        return moves
-    if stage == FIX_PAY:
-        return _source_moves(player, PAY)
-    if stage == FIX_PICK:
-        return [Move(PICK, d) for d in player.rolled]
-    if stage == FIX_FACE:
-        return [Move(FACE, s) for s in sorted(set(DICE[player.pending].faces))]
-    return []
-
-
-def _pay(state: State, seat: int, move: Move) -> Event:
+def _pay(state: State, seat: int, move: UseReroll | PayReroll) -> Event:
     player = state.players[seat]
-    if move.a == TOKEN:
+    if move.source == TOKEN:
         player.rerolls -= 1
         state.reroll_pool += 1
         what = "a reroll token"
-    elif move.a == TRACK:
+    elif move.source == TRACK:
         before = player.score
         player.score = track_target(player)
         what = f"the score track ({before} -> {player.score})"
     else:
-        player.lumipilis_used.append(move.b)
-        what = f"{COMPANIONS[move.b].name} ({move.b})"
+        player.lumipilis_used.append(move.card)
+        what = f"{COMPANIONS[move.card].name} ({move.card})"
     return Event(
         "reroll_paid",
         f"{player_name(state, seat)} uses {what}",
         seat,
-        {"source": move.a, "card": move.b, "score": player.score},
+        {"source": move.source, "card": move.card, "score": player.score},
     )
 
 
-def apply_reroll(state: State, seat: int, move: Move) -> list[Event]:
+def _has_source(state: State, seat: int, move: UseReroll | PayReroll) -> bool:
     player = state.players[seat]
-    kind = move.kind
-    if kind == READY:
-        player.stage = IDLE
-        player.done = True
-        return [Event("ready", f"{player_name(state, seat)} keeps {_dice(state, player)}", seat)]
-    if kind == REROLL:
-        event = _pay(state, seat, move)
-        player.stage = REROLL_PICK
-        player.picked = []
-        return [event]
-    if kind == FIX:
-        player.stage = FIX_PAY
-        player.paid = 0
-        return []
-    if kind == PAY:
-        event = _pay(state, seat, move)
-        player.paid += 1
-        if player.paid == REROLLS_TO_SET_A_FACE:
-            player.stage = FIX_PICK
-        return [event]
-    if kind == PICK and player.stage == FIX_PICK:
-        player.pending = move.a
-        player.stage = FIX_FACE
-        return []
-    if kind == PICK:
-        player.picked.append(move.a)
-        if len(player.picked) == 2:
-            return _roll(state, seat)
-        return []
-    if kind == ROLL:
+    if move.source == TOKEN:
+        return player.rerolls != 0
+    if move.source == TRACK:
+        return track_target(player) >= 0
+    return move.card in lumipilis(player)
+
+
+def _always(state: State, seat: int, move: object) -> bool:
+    return True
+
+
+def _no_such_reroll(state: State, seat: int, move: UseReroll | PayReroll) -> str:
+    return "that reroll is not available (no token, no reroll space behind, or used)"
+
+
+def _not_to_reroll(state: State, seat: int, move: PickDie) -> str:
+    return f"die {move.die} is not one of this player's dice to reroll"
+
+
+# --- the decisions of a seat with rerolls: use one, set a face with three, or be ready ----
+
+
+def reroll_moves(state: State, seat: int) -> list[UseReroll]:
+    return _source_moves(state.players[seat], UseReroll)
+
+
+def use_reroll(state: State, seat: int, move: UseReroll) -> list[Event]:
+    player = state.players[seat]
+    event = _pay(state, seat, move)
+    player.stage = REROLL_PICK
+    player.picked = []
+    return [event]
+
+
+USING_A_REROLL = Decision(
+    rule=rulebook.ROLL_AND_REROLL,
+    moves=reroll_moves,
+    allows=_has_source,
+    explain=_no_such_reroll,
+    do=use_reroll,
+)
+
+
+def fix_moves(state: State, seat: int) -> list[Fix]:
+    return [Fix()] if sources(state.players[seat]) >= REROLLS_TO_SET_A_FACE else []
+
+
+def fix(state: State, seat: int, move: Fix) -> list[Event]:
+    player = state.players[seat]
+    player.stage = FIX_PAY
+    player.paid = 0
+    return []
+
+
+def _three_sources(state: State, seat: int, move: Fix) -> bool:
+    return sources(state.players[seat]) >= REROLLS_TO_SET_A_FACE
+
+
+FIXING = Decision(rule=rulebook.ROLL_AND_REROLL, moves=fix_moves, allows=_three_sources, do=fix)
+
+
+def ready_moves(state: State, seat: int) -> list[Ready]:
+    return [Ready()]
+
+
+def ready(state: State, seat: int, move: Ready) -> list[Event]:
+    player = state.players[seat]
+    player.stage = IDLE
+    player.done = True
+    return [Event("ready", f"{player_name(state, seat)} keeps {_dice(state, player)}", seat)]
+
+
+BEING_READY = Decision(rule=rulebook.ROLL_AND_REROLL, moves=ready_moves, allows=_always, do=ready)
+
+
+# --- the decisions of a reroll: one die, then a second die or "roll" ---------------------
+
+
+def pick_moves(state: State, seat: int) -> list[PickDie]:
+    player = state.players[seat]
+    return [PickDie(d) for d in player.rolled if d not in player.picked]
+
+
+def pick(state: State, seat: int, move: PickDie) -> list[Event]:
+    player = state.players[seat]
+    player.picked.append(move.die)
+    if len(player.picked) == 2:
         return _roll(state, seat)
-    # FACE
-    die = player.pending
-    state.faces[die] = DICE[die].faces.index(move.a)
-    player.pending = 0
-    _idle(player)
-    return [
-        Event(
-            "fix",
-            f"{player_name(state, seat)} sets die {die} to {SYMBOLS[move.a]} with three rerolls",
-            seat,
-            {"die": die, "symbol": move.a},
-        )
-    ]
+    return []
+
+
+def _not_picked(state: State, seat: int, move: PickDie) -> bool:
+    player = state.players[seat]
+    return move.die in player.rolled and move.die not in player.picked
+
+
+PICKING = Decision(
+    rule=rulebook.ROLL_AND_REROLL,
+    moves=pick_moves,
+    allows=_not_picked,
+    explain=_not_to_reroll,
+    do=pick,
+)
+
+
+def roll_moves(state: State, seat: int) -> list[Roll]:
+    return [Roll()] if state.players[seat].picked else []
+
+
+def roll_picked(state: State, seat: int, move: Roll) -> list[Event]:
+    return _roll(state, seat)
+
+
+def _picked(state: State, seat: int, move: Roll) -> bool:
+    return bool(state.players[seat].picked)
+
+
+ROLLING = Decision(rule=rulebook.ROLL_AND_REROLL, moves=roll_moves, allows=_picked, do=roll_picked)
 
 
 def _roll(state: State, seat: int) -> list[Event]:
@@ -221,6 +291,93 @@ def _roll(state: State, seat: int) -> list[Event]:
     )
     _idle(player)
     return [event]
+
+
+# --- the decisions of a fix: pay three rerolls one by one, pick the die, choose its face --
+
+
+def pay_moves(state: State, seat: int) -> list[PayReroll]:
+    return _source_moves(state.players[seat], PayReroll)
+
+
+def pay(state: State, seat: int, move: PayReroll) -> list[Event]:
+    player = state.players[seat]
+    event = _pay(state, seat, move)
+    player.paid += 1
+    if player.paid == REROLLS_TO_SET_A_FACE:
+        player.stage = FIX_PICK
+    return [event]
+
+
+PAYING = Decision(
+    rule=rulebook.ROLL_AND_REROLL,
+    moves=pay_moves,
+    allows=_has_source,
+    explain=_no_such_reroll,
+    do=pay,
+)
+
+
+def fix_pick_moves(state: State, seat: int) -> list[PickDie]:
+    return [PickDie(d) for d in state.players[seat].rolled]
+
+
+def pick_to_fix(state: State, seat: int, move: PickDie) -> list[Event]:
+    player = state.players[seat]
+    player.pending = move.die
+    player.stage = FIX_FACE
+    return []
+
+
+def _rolled(state: State, seat: int, move: PickDie) -> bool:
+    return move.die in state.players[seat].rolled
+
+
+PICKING_TO_FIX = Decision(
+    rule=rulebook.ROLL_AND_REROLL,
+    moves=fix_pick_moves,
+    allows=_rolled,
+    explain=_not_to_reroll,
+    do=pick_to_fix,
+)
+
+
+def face_moves(state: State, seat: int) -> list[ChooseFace]:
+    return [ChooseFace(s) for s in sorted(set(DICE[state.players[seat].pending].faces))]
+
+
+def choose_face(state: State, seat: int, move: ChooseFace) -> list[Event]:
+    player = state.players[seat]
+    die = player.pending
+    state.faces[die] = DICE[die].faces.index(move.symbol)
+    player.pending = 0
+    _idle(player)
+    return [
+        Event(
+            "fix",
+            f"{player_name(state, seat)} sets die {die} to {SYMBOLS[move.symbol]} "
+            "with three rerolls",
+            seat,
+            {"die": die, "symbol": move.symbol},
+        )
+    ]
+
+
+def _no_such_face(state: State, seat: int, move: ChooseFace) -> str:
+    return f"die {state.players[seat].pending} has no such face"
+
+
+def _a_face_of_the_die(state: State, seat: int, move: ChooseFace) -> bool:
+    return move.symbol in DICE[state.players[seat].pending].faces
+
+
+CHOOSING_A_FACE = Decision(
+    rule=rulebook.ROLL_AND_REROLL,
+    moves=face_moves,
+    allows=_a_face_of_the_die,
+    explain=_no_such_face,
+    do=choose_face,
+)
 
 
 def _dice(state: State, player: Player) -> str:

@@ -7,7 +7,9 @@ on its right the previous seat.
 from __future__ import annotations
 
 from services.kit.engine import BadOptions, Event, Rng
+from services.kit.kernel import Decision
 
+from .. import rulebook
 from ..content import (
     ADVENTURER,
     ADVENTURERS,
@@ -25,7 +27,7 @@ from ..content import (
 )
 from ..dice import roll, symbol
 from ..effects import player_name, take_rerolls
-from ..moves import ADVENTURER_CHOICE, Move
+from ..moves import ChooseAdventurer
 from ..state import (
     CHOOSE_ADVENTURER,
     EVENING_RULES,
@@ -115,22 +117,25 @@ def place_as_shown(state: State, die: int) -> int:
     return space
 
 
-def adventurer_moves(state: State) -> list[Move]:
+# --- the decision: each player in turn chooses an adventurer ----------------------------
+
+
+def adventurer_moves(state: State, seat: int) -> list[ChooseAdventurer]:
     taken = {p.adventurer for p in state.players}
-    return [Move(ADVENTURER_CHOICE, a.id) for a in ADVENTURERS if a.id not in taken]
+    return [ChooseAdventurer(a.id) for a in ADVENTURERS if a.id not in taken]
 
 
-def choose_adventurer(state: State, seat: int, move: Move) -> list[Event]:
+def choose_adventurer(state: State, seat: int, move: ChooseAdventurer) -> list[Event]:
     player = state.players[seat]
-    player.adventurer = move.a
+    player.adventurer = move.adventurer
     player.stage = IDLE
     player.done = True
     events = [
         Event(
             "adventurer",
-            f"seat {seat} chooses {ADVENTURER[move.a].name}",
+            f"seat {seat} chooses {ADVENTURER[move.adventurer].name}",
             seat,
-            {"adventurer": move.a},
+            {"adventurer": move.adventurer},
         )
     ]
     if seat + 1 < state.n:
@@ -138,6 +143,23 @@ def choose_adventurer(state: State, seat: int, move: Move) -> list[Event]:
         state.players[seat + 1].stage = CHOOSE_ADVENTURER
         state.players[seat + 1].done = False
     return events
+
+
+def _adventurer_taken(state: State, seat: int, move: ChooseAdventurer) -> str:
+    return "that adventurer is already taken"
+
+
+def _free(state: State, seat: int, move: ChooseAdventurer) -> bool:
+    return all(p.adventurer != move.adventurer for p in state.players)
+
+
+CHOOSING_AN_ADVENTURER = Decision(
+    rule=rulebook.GAME_SETUP,
+    moves=adventurer_moves,
+    allows=_free,
+    explain=_adventurer_taken,
+    do=choose_adventurer,
+)
 
 
 def finish_setup(state: State) -> list[Event]:
