@@ -8,8 +8,8 @@ from services.kit.engine import BadOptions, MalformedMove
 
 from . import engine
 from .engine import board
+from .engine import moves as m
 from .engine.content import CARDS, POOL, Card, Effect
-from .engine.moves import Kind, Move
 from .engine.state import MAX_ITEMS
 
 MAX_SEATS = engine.GAME.max_players
@@ -136,102 +136,103 @@ def _number(value: int, high: int, field: str) -> int:
 def move_from_proto(message: pb.Move) -> engine.Move:
     kind = message.WhichOneof("kind")
     if kind == "stone":
-        return Move(Kind.STONE, _location(message.stone.vertex, "vertex", "v"))
+        return m.PlaceRealmStone(_location(message.stone.vertex, "vertex", "v"))
     if kind == "draw":
-        return Move(Kind.DRAW)
+        return m.DRAW
     if kind == "shen":
-        return Move(Kind.SHEN, _location(message.shen.vertex, "vertex", "v"))
+        return m.PlaceShenCounter(_location(message.shen.vertex, "vertex", "v"))
     if kind == "play":
-        return Move(Kind.PLAY, _card(message.play.card, "card"))
+        return m.PlayCard(_card(message.play.card, "card"))
     if kind == "target":
-        return Move(Kind.TARGET, _location(message.target.location, "location"))
+        return m.ChooseTarget(_location(message.target.location, "location"))
     if kind == "foe":
-        return Move(Kind.FOE, _number(message.foe.seat, MAX_SEATS, "seat"))
+        return m.ChooseFoe(_number(message.foe.seat, MAX_SEATS, "seat"))
     if kind == "claim":
-        return Move(Kind.CLAIM, _location(message.claim.space, "space", "s"))
+        return m.ClaimAnchorPoint(_location(message.claim.space, "space", "s"))
     if kind == "siege":
-        m = message.siege
-        return Move(Kind.SIEGE, _location(m.avatar, "avatar"), _location(m.stone, "stone", "v"))
+        siege = message.siege
+        return m.AttackRealmStone(
+            _location(siege.avatar, "avatar"), _location(siege.stone, "stone", "v")
+        )
     if kind == "step":
-        step = message.step
-        origin = _location(step.origin, "origin")
-        destination = _location(step.destination, "destination")
+        origin = _location(message.step.origin, "origin")
+        destination = _location(message.step.destination, "destination")
         if board.is_vertex(origin) != board.is_vertex(destination):
             raise MalformedMove("a step goes from a space to a space, or a vertex to a vertex")
-        return Move(Kind.STEP, origin, destination)
+        return m.MoveStep(origin, destination)
     if kind == "hold":
-        return Move(Kind.HOLD, _location(message.hold.avatar, "avatar"))
+        return m.Hold(_location(message.hold.avatar, "avatar"))
     if kind == "stop":
-        return Move(Kind.STOP)
+        return m.STOP
     if kind == "ability":
-        return Move(Kind.ABILITY, _number(message.ability.index, MAX_ABILITIES, "index"))
+        return m.UseAbility(_number(message.ability.index, MAX_ABILITIES, "index"))
     if kind == "ranged":
-        return Move(Kind.RANGED, _location(message.ranged.target, "target", "s"))
+        return m.RangedAttack(_location(message.ranged.target, "target", "s"))
     if kind == "remove_avatar":
-        return Move(Kind.REMOVE_AVATAR)
+        return m.REMOVE_AVATAR
     if kind == "lose_cards":
-        return Move(Kind.LOSE_CARDS)
+        return m.LOSE_CARDS
     if kind == "retreat":
-        return Move(Kind.RETREAT, _location(message.retreat.location, "location"))
+        return m.Retreat(_location(message.retreat.location, "location"))
     if kind == "lose_hand":
-        return Move(Kind.LOSE_HAND, _card(message.lose_hand.card, "card"))
+        return m.LoseFromHand(_card(message.lose_hand.card, "card"))
     if kind == "lose_deck":
-        return Move(Kind.LOSE_DECK)
+        return m.LOSE_DECK
     if kind == "lose_discard":
-        return Move(Kind.LOSE_DISCARD, _card(message.lose_discard.card, "card"))
+        return m.LoseFromDiscard(_card(message.lose_discard.card, "card"))
     if kind == "pass_decision":
-        return Move(Kind.PASS)
+        return m.PASS
     if kind == "end_turn":
-        return Move(Kind.END)
+        return m.END
     raise MalformedMove("the move names no decision (set one field of Move.kind)")
 
 
 def move_to_proto(move: engine.Move) -> pb.Move:
-    kind, a, b = move
     name = board.name
-    if kind == Kind.STONE:
-        return pb.Move(stone=pb.PlaceRealmStone(vertex=name(a)))
-    if kind == Kind.DRAW:
-        return pb.Move(draw=pb.Draw())
-    if kind == Kind.SHEN:
-        return pb.Move(shen=pb.PlaceShenCounter(vertex=name(a)))
-    if kind == Kind.PLAY:
-        return pb.Move(play=pb.PlayCard(card=CARDS[a].id))
-    if kind == Kind.TARGET:
-        return pb.Move(target=pb.ChooseTarget(location=name(a)))
-    if kind == Kind.FOE:
-        return pb.Move(foe=pb.ChooseFoe(seat=a))
-    if kind == Kind.CLAIM:
-        return pb.Move(claim=pb.ClaimAnchorPoint(space=name(a)))
-    if kind == Kind.SIEGE:
-        return pb.Move(siege=pb.AttackRealmStone(avatar=name(a), stone=name(b)))
-    if kind == Kind.STEP:
-        return pb.Move(step=pb.MoveStep(origin=name(a), destination=name(b)))
-    if kind == Kind.HOLD:
-        return pb.Move(hold=pb.Hold(avatar=name(a)))
-    if kind == Kind.STOP:
-        return pb.Move(stop=pb.StopMoving())
-    if kind == Kind.ABILITY:
-        return pb.Move(ability=pb.UseAbility(index=a))
-    if kind == Kind.RANGED:
-        return pb.Move(ranged=pb.RangedAttack(target=name(a)))
-    if kind == Kind.REMOVE_AVATAR:
-        return pb.Move(remove_avatar=pb.RemoveAvatar())
-    if kind == Kind.LOSE_CARDS:
-        return pb.Move(lose_cards=pb.LoseCards())
-    if kind == Kind.RETREAT:
-        return pb.Move(retreat=pb.Retreat(location=name(a)))
-    if kind == Kind.LOSE_HAND:
-        return pb.Move(lose_hand=pb.LoseFromHand(card=CARDS[a].id))
-    if kind == Kind.LOSE_DECK:
-        return pb.Move(lose_deck=pb.LoseFromDeck())
-    if kind == Kind.LOSE_DISCARD:
-        return pb.Move(lose_discard=pb.LoseFromDiscard(card=CARDS[a].id))
-    if kind == Kind.PASS:
-        return pb.Move(pass_decision=pb.Pass())
-    if kind == Kind.END:
-        return pb.Move(end_turn=pb.EndTurn())
-    raise ValueError(f"not a Shén move kind: {kind!r}")
+    match move:
+        case m.PlaceRealmStone(vertex):
+            return pb.Move(stone=pb.PlaceRealmStone(vertex=name(vertex)))
+        case m.Draw():
+            return pb.Move(draw=pb.Draw())
+        case m.PlaceShenCounter(vertex):
+            return pb.Move(shen=pb.PlaceShenCounter(vertex=name(vertex)))
+        case m.PlayCard(card):
+            return pb.Move(play=pb.PlayCard(card=CARDS[card].id))
+        case m.ChooseTarget(location):
+            return pb.Move(target=pb.ChooseTarget(location=name(location)))
+        case m.ChooseFoe(seat):
+            return pb.Move(foe=pb.ChooseFoe(seat=seat))
+        case m.ClaimAnchorPoint(space):
+            return pb.Move(claim=pb.ClaimAnchorPoint(space=name(space)))
+        case m.AttackRealmStone(avatar, stone):
+            return pb.Move(siege=pb.AttackRealmStone(avatar=name(avatar), stone=name(stone)))
+        case m.MoveStep(origin, destination):
+            return pb.Move(step=pb.MoveStep(origin=name(origin), destination=name(destination)))
+        case m.Hold(avatar):
+            return pb.Move(hold=pb.Hold(avatar=name(avatar)))
+        case m.StopMoving():
+            return pb.Move(stop=pb.StopMoving())
+        case m.UseAbility(index):
+            return pb.Move(ability=pb.UseAbility(index=index))
+        case m.RangedAttack(target):
+            return pb.Move(ranged=pb.RangedAttack(target=name(target)))
+        case m.RemoveAvatar():
+            return pb.Move(remove_avatar=pb.RemoveAvatar())
+        case m.LoseCards():
+            return pb.Move(lose_cards=pb.LoseCards())
+        case m.Retreat(location):
+            return pb.Move(retreat=pb.Retreat(location=name(location)))
+        case m.LoseFromHand(card):
+            return pb.Move(lose_hand=pb.LoseFromHand(card=CARDS[card].id))
+        case m.LoseFromDeck():
+            return pb.Move(lose_deck=pb.LoseFromDeck())
+        case m.LoseFromDiscard(card):
+            return pb.Move(lose_discard=pb.LoseFromDiscard(card=CARDS[card].id))
+        case m.Pass():
+            return pb.Move(pass_decision=pb.Pass())
+        case m.EndTurn():
+            return pb.Move(end_turn=pb.EndTurn())
+    raise ValueError(f"not a Shén move: {move!r}")
 
 
 # --- views --------------------------------------------------------------------------------

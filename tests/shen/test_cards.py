@@ -8,7 +8,8 @@ from services.kit.engine import IllegalMove
 from services.kit.testing import assert_refused_unchanged
 from services.shen import engine
 from services.shen.engine import Step
-from services.shen.engine.rules import R_COMBAT, R_PLAY
+from services.shen.engine.rulebook import COMBAT as R_COMBAT
+from services.shen.engine.rulebook import PLAY as R_PLAY
 
 from .helpers import (
     card,

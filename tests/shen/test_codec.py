@@ -32,9 +32,9 @@ from services.kit.engine import BadOptions, MalformedMove
 from services.kit.testing import random_game, random_game_count
 from services.shen import codec, engine
 from services.shen.engine import CARDS
-from services.shen.engine.moves import Kind
+from services.shen.engine import moves as m
+from services.shen.engine.moves import MOVE_TYPES
 from tests.codec_checks import (
-    assert_every_kind_round_trips,
     assert_round_trips,
     header_for,
     wire_bytes,
@@ -143,16 +143,20 @@ def test_no_view_field_can_carry_the_seed_a_deck_or_another_hand() -> None:
 
 
 def test_every_kind_has_a_case_and_round_trips() -> None:
-    cases = assert_every_kind_round_trips(
-        engine.parse_move, Kind, codec, pb.Move, render.move, EVERY_KIND
-    )
-    assert len(cases) == len(Kind)  # one message per decision kind
+    # tests/codec_checks.py's assert_every_kind_round_trips, with a move's kind its type.
+    moves = [engine.parse_move(text) for text in EVERY_KIND]
+    assert {type(move) for move in moves} == set(MOVE_TYPES)
+    cases = {codec.move_to_proto(move).WhichOneof("kind") for move in moves}
+    assert cases == {f.name for f in pb.Move.DESCRIPTOR.oneofs_by_name["kind"].fields}
+    for move in moves:
+        assert_round_trips(codec, pb.Move, render.move, move)
+    assert len(cases) == len(MOVE_TYPES)  # one message per decision kind
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_random_games_round_trip_every_move_and_convert_every_view(name: str) -> None:
     players, options, games = CONFIGS[name]
-    kinds: set[Kind] = set()
+    kinds: set[type] = set()
     # Every legal move of every decision round-trips: about 2 s a 4-player game, so the
     # soak's count is capped (the rules' soak is test_random_play's, uncapped).
     for seed in range(random_game_count(games, most=100)):
@@ -164,7 +168,7 @@ def test_random_games_round_trip_every_move_and_convert_every_view(name: str) ->
             moves = engine.legal_moves(state, seat)
             for move in moves:
                 assert_round_trips(codec, pb.Move, render.move, move)
-                kinds.add(Kind(move.kind))
+                kinds.add(type(move))
             if step % 9 == 0:
                 for viewer in [*range(players), None]:
                     message = codec.view_to_proto(engine.view(state, viewer))
@@ -179,19 +183,22 @@ def test_random_games_round_trip_every_move_and_convert_every_view(name: str) ->
         assert final.step == pb.STEP_OVER and final.end_reason == state.end_reason
         assert list(final.winners) == list(engine.outcome(state).winners)
         assert final.pending == pb.PENDING_NONE and not final.to_act
-    assert len(kinds) >= 15, sorted(k.name for k in kinds)  # random play reaches most
+    assert len(kinds) >= 15, sorted(k.__name__ for k in kinds)  # random play reaches most
 
 
 def test_random_play_reaches_every_kind_of_decision() -> None:
-    kinds: set[Kind] = set()
+    """Random play reaches every kind of decision, and ``public_move`` is true for every
+    move it makes (why: test_every_card_a_move_names_is_public_once_made)."""
+    kinds: set[type] = set()
     for seed in range(4):
         for players, options in (
             (2, engine.Options(round_limit=40)),
             (4, engine.Options(teams=2, round_limit=40)),
         ):
             played = random_game(engine, seed, players, options)
-            kinds.update(Kind(m.kind) for _, m in played.moves)
-    assert kinds == set(Kind), sorted(k.name for k in set(Kind) - kinds)
+            kinds.update(type(move) for _, move in played.moves)
+            assert all(engine.public_move(move) for _, move in played.moves)
+    assert kinds == set(MOVE_TYPES), sorted(k.__name__ for k in set(MOVE_TYPES) - kinds)
 
 
 def test_the_view_describes_every_card_it_names_and_the_field() -> None:
@@ -199,7 +206,7 @@ def test_the_view_describes_every_card_it_names_and_the_field() -> None:
     while engine.outcome(state) is None and not state.avatars:
         (seat,) = engine.to_act(state)
         moves = engine.legal_moves(state, seat)
-        plays = [m for m in moves if m.kind == Kind.PLAY]
+        plays = [move for move in moves if isinstance(move, m.PlayCard)]
         engine.apply(state, seat, plays[0] if plays else moves[-1])
     message = codec.view_to_proto(engine.view(state, 0))
     cards = {c.id: c for c in message.cards}
@@ -388,8 +395,9 @@ def _public_names(state: engine.State, events: list) -> set[str]:
 
 @pytest.mark.parametrize(("players", "teams"), [(2, 0), (4, 2), (6, 0)])
 def test_every_card_a_move_names_is_public_once_made(players: int, teams: int) -> None:
-    """Why Shén has no ``public_move``: played and lost cards are revealed face up, so a
-    move's text never tells the other seats more than the game then shows them."""
+    """Why every Shén move is public (``public_move`` is true for each one made): played
+    and lost cards are revealed face up, so a move's text never tells the other seats
+    more than the game then shows them."""
     checked = 0
     for seed in range(3):
         state = engine.new_game(seed, players, engine.Options(teams=teams, round_limit=15))
@@ -398,11 +406,11 @@ def test_every_card_a_move_names_is_public_once_made(players: int, teams: int) -
             (seat,) = engine.to_act(state)
             move = rng.choice(engine.legal_moves(state, seat))
             events = engine.apply(state, seat, move)
-            if move.kind in (Kind.PLAY, Kind.LOSE_HAND, Kind.LOSE_DISCARD):
-                assert CARDS[move.a].id in _public_names(state, events), str(move)
+            assert engine.public_move(move), str(move)
+            if isinstance(move, m.PlayCard | m.LoseFromHand | m.LoseFromDiscard):
+                assert CARDS[move.card].id in _public_names(state, events), str(move)
                 checked += 1
     assert checked > 20
-    assert not hasattr(engine, "public_move")
 
 
 # --- over a real service: nothing hidden reaches a seat -------------------------------------
@@ -612,7 +620,7 @@ def test_the_renderer_draws_a_hand_made_position() -> None:
     put_avatar(state, 0, "ember_warrior", "d3", ready=False, items=["ember_flame_blade"])
     put_avatar(state, 1, "tide_spirit_of_mist", "F6")
     put_avatar(state, 1, "tide_guard", "a1")
-    state.claims[engine.parse_move("claim a1").a] = 1
+    state.claims[engine.parse_move("claim a1").space] = 1
     set_hand(state, 0, "ember_scout", "ember_scout", "ember_fireball")
     text = render.board(
         codec.view_to_proto(engine.view(state, 0)), header_for(engine, "shen", state, 0)

@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from services.kit.engine import MalformedMove
+from services.kit.moves import TypedMove
 from services.shen import engine
-from services.shen.engine import Kind, Move
+from services.shen.engine import (
+    MOVE_TYPES,
+    ClaimAnchorPoint,
+    MoveStep,
+    PlaceShenCounter,
+    PlayCard,
+)
 
 from .helpers import card, loc, started
 
@@ -46,12 +53,12 @@ def test_text_form_round_trips(text):
 
 
 def test_every_kind_has_a_sample():
-    assert {engine.parse_move(t).kind for t in SAMPLES} == set(Kind)
+    assert {type(engine.parse_move(t)) for t in SAMPLES} == set(MOVE_TYPES)
 
 
 def test_fields_hold_locations_and_cards():
-    assert engine.parse_move("step c4 d5") == Move(Kind.STEP, loc("c4"), loc("d5"))
-    assert engine.parse_move("play ember_scout") == Move(Kind.PLAY, card("ember_scout"))
+    assert engine.parse_move("step c4 d5") == MoveStep(loc("c4"), loc("d5"))
+    assert engine.parse_move("play ember_scout") == PlayCard(card("ember_scout"))
     assert loc("a1") == 0 and loc("A1") == 256 and loc("b2") == 17
 
 
@@ -92,6 +99,13 @@ def test_parse_needs_a_string():
         engine.parse_move(None)  # type: ignore[arg-type]
 
 
+class _Foreign(TypedMove):
+    """A typed move of some other game."""
+
+    def sort_key(self):
+        return (0,)
+
+
 def test_apply_refuses_moves_that_are_not_well_formed():
     from services.kit.testing import assert_refused_unchanged
 
@@ -99,10 +113,11 @@ def test_apply_refuses_moves_that_are_not_well_formed():
     seat = engine.to_act(state)[0]
     for bad in [
         ("draw",),  # a plain tuple, not a Move
-        Move(Kind.SHEN, loc("Z9") if False else 256 + 15 * 16 + 15),  # off an 8x8 field
-        Move(Kind.SHEN, loc("c4")),  # a space for a vertex
-        Move(Kind.DRAW, 5),  # a field the kind does not take
-        Move(Kind.PLAY, 10_000),  # no such card
-        Move(99),  # no such kind
+        PlaceShenCounter(256 + 15 * 16 + 15),  # off an 8x8 field
+        PlaceShenCounter(loc("c4")),  # a space for a vertex
+        ClaimAnchorPoint(15 * 16 + 14),  # o15, off an 8x8 field, and not a decision now
+        PlaceShenCounter("D4"),  # a field that is not a number (a kind takes its fields only)
+        PlayCard(10_000),  # no such card
+        _Foreign(),  # no such kind: a move of another game
     ]:
         assert_refused_unchanged(engine, state, seat, bad, MalformedMove)

@@ -8,7 +8,9 @@ from services.kit.engine import IllegalMove
 from services.kit.testing import assert_refused_unchanged
 from services.shen import engine
 from services.shen.engine import Step
-from services.shen.engine.rules import R_CLAIM, R_MOVE, R_SIEGE
+from services.shen.engine.rulebook import CLAIM as R_CLAIM
+from services.shen.engine.rulebook import MOVE as R_MOVE
+from services.shen.engine.rulebook import SIEGE as R_SIEGE
 
 from .helpers import (
     Dice,

@@ -10,7 +10,7 @@ from services.kit.engine import BadOptions, IllegalMove, NotYourDecision
 from services.kit.testing import assert_refused_unchanged
 from services.shen import engine
 from services.shen.engine import POOL, Step
-from services.shen.engine.rules import R_STONE
+from services.shen.engine.rulebook import REALM_STONE as R_STONE
 from services.shen.engine.state import roll_for_first
 
 from .helpers import Dice, card, loc, mv, started, texts

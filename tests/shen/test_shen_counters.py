@@ -8,7 +8,9 @@ from services.kit.engine import IllegalMove
 from services.kit.testing import assert_refused_unchanged
 from services.shen import engine
 from services.shen.engine import Step
-from services.shen.engine.rules import R_DRAW, R_PHASES, R_SHEN
+from services.shen.engine.rulebook import DRAW as R_DRAW
+from services.shen.engine.rulebook import PHASES as R_PHASES
+from services.shen.engine.rulebook import SHEN_COUNTER as R_SHEN
 
 from .helpers import (
     card,
@@ -218,7 +220,7 @@ def test_with_nothing_to_draw_or_place_the_phase_passes():
         if v not in state.counters and v not in state.stones:
             state.counters[v] = other
     state.step = Step.RECOVERY
-    from services.shen.engine.rules import _advance
+    from services.shen.engine.turn import carry_on as _advance
 
     _advance(state, [])
     assert state.step == Step.INFLUENCE

@@ -6,7 +6,8 @@ from services.kit.engine import GameOver, IllegalMove
 from services.kit.testing import assert_refused_unchanged
 from services.shen import engine
 from services.shen.engine import Step
-from services.shen.engine.rules import R_LOSE, _advance
+from services.shen.engine.rulebook import LOSE as R_LOSE
+from services.shen.engine.turn import carry_on as _advance
 
 from .helpers import (
     card,

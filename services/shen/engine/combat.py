@@ -1,6 +1,7 @@
 """Combat: attacks on a Realm Stone, Ranged Attacks and Melee Attacks.
 
-A combat is a run of tasks on the state's task stack (see rules.py):
+A combat is a run of tasks on the state's task stack (see turn.py; the decisions among
+them are phases/combat.py's):
 
     support (attacker)   may play one combat card and use one combat ability, or pass
     support (defender)   the same
@@ -18,9 +19,7 @@ from services.kit.engine import Event
 
 from . import board as geometry
 from . import pieces, shen
-from .cards import need, shen_at
 from .content import CARDS
-from .moves import Kind, Move
 from .state import Combat, State
 
 ATTACKER, DEFENDER = 0, 1
@@ -69,83 +68,6 @@ def side_loc(combat: Combat, side: int) -> int:
 def side_avatar(state: State, combat: Combat, side: int) -> pieces.Avatar | None:
     uid = combat.att_uid if side == ATTACKER else combat.def_uid
     return state.avatars.get(uid)
-
-
-def support_moves(state: State, seat: int, side: int) -> list[Move]:
-    combat = state.combat
-    assert combat is not None
-    loc = side_loc(combat, side)
-    moves = []
-    if not combat.card_played[side]:
-        seen = -1
-        for card in state.players[seat].hand:
-            if card == seen:
-                continue
-            seen = card
-            data = CARDS[card]
-            if (
-                data.type == "instant"
-                and data.timing == "combat"
-                and shen_at(state, seat, loc) >= need(state, seat, data)
-            ):
-                moves.append(Move(Kind.PLAY, card))
-    if not combat.ability_used[side]:
-        avatar = side_avatar(state, combat, side)
-        if avatar is not None:
-            have = pieces.count(state, seat, loc)
-            for i, ability in enumerate(pieces.abilities(avatar)):
-                if ability.timing == "combat" and have >= ability.cost:
-                    moves.append(Move(Kind.ABILITY, i))
-    moves.append(Move(Kind.PASS))
-    return moves
-
-
-def needs_asking(state: State, seat: int, side: int) -> bool:
-    """A side is asked unless it plainly has nothing: no card in hand (a public count)
-    and no combat ability it may use. Asking whenever the hand holds cards keeps the
-    question from telling the table what is in it."""
-    if state.players[seat].out:
-        return False
-    if state.players[seat].hand:
-        return True
-    return len(support_moves(state, seat, side)) > 1
-
-
-def apply_support(state: State, seat: int, side: int, move: Move, events: list[Event]) -> bool:
-    """Apply a support move; True when this side's support step is over."""
-    combat = state.combat
-    assert combat is not None
-    name = pieces.seat_name(state, seat)
-    if move.kind == Kind.PASS:
-        return True
-    if move.kind == Kind.PLAY:
-        data = CARDS[move.a]
-        state.players[seat].hand.remove(move.a)
-        state.players[seat].discard.append(move.a)
-        effect = data.effect
-        combat.card_played[side] = True
-    else:
-        avatar = side_avatar(state, combat, side)
-        assert avatar is not None
-        ability = pieces.abilities(avatar)[move.a]
-        effect = ability.effect
-        combat.ability_used[side] = True
-        data = None
-    assert effect is not None
-    if effect.kind == "power":
-        combat.power[side] += effect.amount
-    else:
-        combat.ward[side] += effect.amount
-    source = data.name if data is not None else ability.name
-    events.append(
-        Event(
-            "combat_bonus",
-            f"{name} uses {source}: {effect.kind} +{effect.amount}",
-            seat,
-            {"source": data.id if data is not None else ability.name, "effect": effect.kind},
-        )
-    )
-    return combat.card_played[side] and combat.ability_used[side]
 
 
 def _roll(state: State, dice: int) -> tuple[int, ...]:

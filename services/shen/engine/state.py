@@ -65,7 +65,7 @@ class ShenOptions(Options):
 
 
 class Step(IntEnum):
-    """The decision the game waits for when no task is pending (see rules.py)."""
+    """The decision the game waits for when no task is pending (see turn.py)."""
 
     PLACE_STONE = 0  # Pre-Game: set your Realm Stone
     RECOVERY = 1  # 1) Recovery and Set-Up Phase: draw or place a Shén counter

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from . import board as geometry
 from .content import CARDS
 from .state import State, Step
+from .turn import to_act
 
 
 class AvatarView(NamedTuple):
@@ -137,8 +138,6 @@ def _avatar_view(avatar, auras: list[tuple[int, ...]]) -> AvatarView:
 
 def view(state: State, seat: int | None) -> View:
     """What ``seat`` (None: a spectator) may see."""
-    from .rules import to_act
-
     auras = [
         tuple(sum(CARDS[c].aura_of(t) for c in p.remains) for t in _TRAITS) for p in state.players
     ]
