@@ -1,11 +1,14 @@
 """The engine contract every game follows, and the small types it shares.
 
-An engine is a plain module with no transport in it (see ARCHITECTURE.md)::
+An engine is a plain module with no transport in it (see ARCHITECTURE.md); its apply and
+legal_moves are the kit's (services/kit/kernel.py), over the game's rule table::
 
     GAME: GameInfo                                   static facts: name, seats, options type
     new_game(seed, players, options) -> State        deals, shuffles and rolls from the seed
     legal_moves(state, seat) -> list[Move]           every move that seat may make now, sorted
     apply(state, seat, move) -> list[Event]          validates first, then changes the state
+    public_move(move) -> bool                        may other seats see the move itself
+    determinize(state, seat, rng) -> State           hidden things re-dealt for that seat
     view(state, seat | None) -> View                 what that seat (None: a spectator) may see
     outcome(state) -> Outcome | None                 set once the game is over
     to_act(state) -> tuple[int, ...]                 seats with a decision pending now
@@ -29,7 +32,7 @@ import dataclasses
 import random
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -252,6 +255,11 @@ class Engine(Protocol):
     def outcome(self, state: Any) -> Outcome | None: ...
     def to_act(self, state: Any) -> tuple[int, ...]: ...
     def parse_move(self, text: str) -> Any: ...
+    def public_move(self, move: Any) -> bool:
+        """Whether seats other than the mover may be shown the move itself (its events
+        say what they may know either way); services/kit/kernel.py's default: always."""
+        ...
+
     def determinize(self, state: Any, seat: int | None, rng: random.Random) -> Any:
         """A new state consistent with what ``seat`` has seen, everything hidden from it
         re-dealt (services/kit/determinize.py has the contract and its check)."""
@@ -266,20 +274,13 @@ class Turns(Protocol):
 
 
 def check_seat(engine: Turns, state: Any, seat: int | None) -> None:
-    """Raise the error every engine raises for a seat that may not move now.
-
-    Engines call this first in ``apply``: game over, then a seat with nothing to decide.
+    """Raise the error every engine raises for a seat that may not move now: game over,
+    then a seat with nothing to decide (the kernel's first check, services/kit/kernel.py).
     """
     if engine.outcome(state) is not None:
         raise GameOver("the game is over")
     if seat is None or seat not in engine.to_act(state):
         raise NotYourDecision("it is not this seat's decision now")
-
-
-def require_legal(moves: Iterable[Any], move: Any, rule: str, why: str) -> None:
-    """Raise :class:`IllegalMove` naming ``rule`` unless ``move`` is among ``moves``."""
-    if move not in moves:
-        raise IllegalMove(why, rule=rule)
 
 
 def replay(

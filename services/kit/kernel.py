@@ -30,11 +30,10 @@ from typing import Any
 from services.kit.engine import (
     Event,
     GameInfo,
-    GameOver,
     IllegalMove,
     MalformedMove,
-    NotYourDecision,
     Outcome,
+    check_seat,
 )
 
 Lister = Callable[[Any, int], Iterable[Any]]
@@ -163,10 +162,7 @@ class Kernel:
         and then leaves the state exactly as it was.
         """
         rules = self.rules
-        if rules.outcome(state) is not None:
-            raise GameOver("the game is over")
-        if seat not in rules.to_act(state):
-            raise NotYourDecision("it is not this seat's decision now")
+        check_seat(rules, state, seat)
         if not isinstance(move, rules.move_types):
             raise MalformedMove(f"not a move of {rules.game.title}")
         problem = rules.problem(move)

@@ -35,6 +35,7 @@ from services.shen.engine import CARDS
 from services.shen.engine import moves as m
 from services.shen.engine.moves import MOVE_TYPES
 from tests.codec_checks import (
+    assert_every_kind_round_trips,
     assert_round_trips,
     header_for,
     wire_bytes,
@@ -143,13 +144,9 @@ def test_no_view_field_can_carry_the_seed_a_deck_or_another_hand() -> None:
 
 
 def test_every_kind_has_a_case_and_round_trips() -> None:
-    # tests/codec_checks.py's assert_every_kind_round_trips, with a move's kind its type.
-    moves = [engine.parse_move(text) for text in EVERY_KIND]
-    assert {type(move) for move in moves} == set(MOVE_TYPES)
-    cases = {codec.move_to_proto(move).WhichOneof("kind") for move in moves}
-    assert cases == {f.name for f in pb.Move.DESCRIPTOR.oneofs_by_name["kind"].fields}
-    for move in moves:
-        assert_round_trips(codec, pb.Move, render.move, move)
+    cases = assert_every_kind_round_trips(
+        engine.parse_move, MOVE_TYPES, codec, pb.Move, render.move, EVERY_KIND
+    )
     assert len(cases) == len(MOVE_TYPES)  # one message per decision kind
 
 

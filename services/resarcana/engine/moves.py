@@ -57,11 +57,6 @@ class Move(TypedMove):
     ORDER: ClassVar[int]
     WORD: ClassVar[str]
 
-    @property
-    def kind(self) -> type[Move]:
-        """The move's kind: its class (the tests' generic codec checks read it)."""
-        return type(self)
-
     def problem(self) -> str | None:
         return self._malformed()  # the base itself is no kind of move; each kind says
 

@@ -56,11 +56,6 @@ class Move(TypedMove):
         _expect(words, 0)
         return cls()
 
-    @property
-    def kind(self) -> type[Move]:
-        """The kind of decision: the move's own type (the kernel's key for its rule)."""
-        return type(self)
-
     def sort_key(self) -> tuple[Any, ...]:
         return (self.ORDER,)
 
