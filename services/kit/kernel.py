@@ -177,5 +177,6 @@ class Kernel:
         events = decision.do(state, seat, move)
         if decision.then is not None:
             events.extend(decision.then(state))
-        events.extend(rules.advance(state))
+        if rules.advance is not no_more:  # most games' turn moves on in ``then`` alone
+            events.extend(rules.advance(state))
         return events
