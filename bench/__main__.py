@@ -11,6 +11,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
+    python -m bench ab --variant on=. --variant off=.:TABLETOP_ACCESS_LOG=false  # CPU/call
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 from bench import bots, envoyproxy, plots, processes, report
 from bench import engine as engine_bench
 from bench.load import LoadFigures
-from bench.memory import heap_share, service_rss
+from bench.memory import heap_share, service_rss, watcher_cost
 from bench.rpc import MoveScripts, echo_load, submit_move_load
 from bench.stores import EngineScripts, backends, moves_per_second, postgres_schema
 from services import registry
@@ -220,9 +221,14 @@ async def stores_section(
 
 
 async def memory_section(
-    results: dict[str, Any], games: list[str], live_games: int, heap_games: int, work: Path
+    results: dict[str, Any],
+    games: list[str],
+    live_games: int,
+    heap_games: int,
+    work: Path,
+    watch_games: int = 100,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"service": [], "heap": []}
+    out: dict[str, Any] = {"service": [], "heap": [], "watchers": []}
     for name in games:
         try:
             heap = (await heap_share(name, heap_games)).as_dict()
@@ -242,6 +248,18 @@ async def memory_section(
                 f" {heap['mid_game_bytes'] / 1000:.1f} KB half-way",
                 flush=True,
             )
+        try:
+            watch = (await watcher_cost(name, work, games=watch_games)).as_dict()
+            print(
+                f"  {name:11} a watcher: {watch['per_watcher_bytes'] / 1000:.1f} KB resident"
+                f" ({watch['watchers']} open), {watch['cpu_us_per_update']:,.0f} µs CPU per"
+                f" update ({watch['cpu_us_per_move_watched']:,.0f} µs per move watched by every"
+                f" seat, {watch['cpu_us_per_move_unwatched']:,.0f} unwatched)",
+                flush=True,
+            )
+        except Exception as exc:
+            watch = {"game": name, "error": _error(results, f"watchers {name}", exc)}
+        out["watchers"].append(watch)
     return out
 
 
@@ -266,6 +284,9 @@ def run_parser() -> argparse.ArgumentParser:
         "--live-games", type=int, help="games held for the RSS figure (10000; quick 1000)"
     )
     p.add_argument("--heap-games", type=int, help="games for the heap figure (300; quick 50)")
+    p.add_argument(
+        "--watch-games", type=int, help="games watched by every seat, per game (100; quick 20)"
+    )
     p.add_argument("--store-levels", default="1,32", help="concurrent games for the store figures")
     p.add_argument("--store-url", default=None, help="the services' store (default: SQLite)")
     p.add_argument("--no-envoy", action="store_true", help="skip the Envoy comparison")
@@ -291,6 +312,7 @@ def run(argv: list[str]) -> dict[str, Any]:
     engine_seconds = args.engine_seconds or (1.0 if quick else 6.0)
     live_games = args.live_games or (1000 if quick else 10_000)
     heap_games = args.heap_games or (50 if quick else 300)
+    watch_games = args.watch_games or (20 if quick else 100)
     store_levels = [int(c) for c in args.store_levels.split(",") if c]
     out_dir = Path(args.out)
     started = time.time()
@@ -347,7 +369,7 @@ def run(argv: list[str]) -> dict[str, Any]:
         if "memory" in sections:
             print(f"memory ({live_games:,} live games per service)", flush=True)
             results["memory"] = asyncio.run(
-                memory_section(results, games, live_games, heap_games, work)
+                memory_section(results, games, live_games, heap_games, work, watch_games)
             )
         if "bots" in sections:
             results["bots"] = bots.section(games, **bots.settings(args, quick))
@@ -403,6 +425,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench import profile
 
         profile.main(argv[1:])
+    elif argv and argv[0] == "ab":
+        from bench import ab
+
+        ab.main(argv[1:])
     elif argv and argv[0] == "run":
         run(argv[1:])
     else:

@@ -1,7 +1,8 @@
 """``python -m bench.echo``: a raw-bytes echo service, the ceiling of gRPC on this machine.
 
-The same grpc.aio server setup as the game services, with a handler that returns the
-request's bytes: no parsing, no work. Prints ``serving port=N`` when ready.
+The same grpc.aio server setup as the game services, on the same event loop
+(TABLETOP_EVENT_LOOP, as they read it), with a handler that returns the request's bytes:
+no parsing, no work. Prints ``serving port=N`` when ready.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 import signal
 
 import grpc
+
+from services.kit.server import loop_factory
 
 METHOD = "/tabletop.bench.v1.EchoService/Echo"
 
@@ -41,4 +44,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    with asyncio.Runner(
+        loop_factory=loop_factory(os.environ.get("TABLETOP_EVENT_LOOP", "auto"))
+    ) as r:
+        r.run(main())

@@ -204,3 +204,122 @@ async def heap_share(name: str, games: int = 300) -> HeapShare:
         mid_game_bytes=round(mid_game / games),
         mid_game_decisions=round(decisions / games, 1),
     )
+
+
+@dataclass
+class WatcherCost:
+    game: str
+    games: int
+    watchers: int
+    rss_before_mib: float
+    rss_after_mib: float
+    per_watcher_bytes: int
+    moves: int
+    cpu_us_per_move_unwatched: float
+    cpu_us_per_move_watched: float
+    cpu_us_per_update: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+async def watcher_cost(
+    name: str, workdir: Path, games: int = 100, moves_per_game: int = 20, channels: int = 4
+) -> WatcherCost:
+    """What one WatchGame stream costs a service: its resident memory (RSS with one
+    watcher per seat of ``games`` games, against the same games unwatched), and its CPU
+    per update (moves in watched games against the same moves in unwatched ones, each
+    sent with omit_view as a watching client would)."""
+    from bench.rpc import MoveScripts
+
+    scripts = MoveScripts(name)
+    players = scripts.players
+    pb2 = registry.by_name(name).pb2()
+    with processes.game_service(name, workdir, TABLETOP_ACCESS_LOG="false") as service:
+        chans = [grpc.aio.insecure_channel(service.address) for _ in range(channels)]
+        try:
+            clients = [GameClient(name, c) for c in chans]
+
+            async def new_games() -> list[tuple[Any, list[tuple[int, Any]]]]:
+                made = []
+                for i in range(games):
+                    seed, moves = scripts.next()
+                    created = await clients[i % channels].create(
+                        players, seed=seed, options=scripts.options
+                    )
+                    made.append((created, moves[:moves_per_game]))
+                return made
+
+            async def play(made) -> int:
+                async def one(i: int, created, moves) -> int:
+                    client = clients[i % channels]
+                    for version, (seat, move) in enumerate(moves):
+                        await client.call(
+                            "SubmitMove", created.tokens[seat], game_id=created.game_id,
+                            move=move, expected_version=version, omit_view=True,
+                        )  # fmt: skip
+                    return len(moves)
+
+                done = await asyncio.gather(*(one(i, c, m) for i, (c, m) in enumerate(made)))
+                return sum(done)
+
+            unwatched, watched = await new_games(), await new_games()
+            await asyncio.sleep(0.5)
+            before = service.rss_bytes()
+            streams = []
+            for i, (created, _) in enumerate(watched):
+                method = chans[i % channels].unary_stream(
+                    f"/{registry.by_name(name).service_name}/WatchGame",
+                    request_serializer=pb2.WatchGameRequest.SerializeToString,
+                    response_deserializer=pb2.WatchGameResponse.FromString,
+                )
+                for token in created.tokens:
+                    streams.append(
+                        method(
+                            pb2.WatchGameRequest(game_id=created.game_id),
+                            metadata=(("authorization", f"Bearer {token}"),),
+                        )
+                    )
+            first = [asyncio.ensure_future(s.read()) for s in streams]
+            await asyncio.gather(*first)  # every stream has its first view
+            seen = [0] * len(streams)  # the newest version each stream has delivered
+
+            async def drain(k: int) -> None:
+                while (update := await streams[k].read()) is not grpc.aio.EOF:
+                    message: Any = update
+                    seen[k] = max(seen[k], message.game.version)
+
+            readers = [asyncio.ensure_future(drain(k)) for k in range(len(streams))]
+            await asyncio.sleep(0.5)
+            after = service.rss_bytes()
+            cpu0 = service.cpu_seconds()
+            moves_unwatched = await play(unwatched)
+            cpu1 = service.cpu_seconds()
+            moves_watched = await play(watched)
+            final = [len(m) for _, m in watched for _ in range(players)]
+            deadline = time.monotonic() + 30
+            while seen != final and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)  # every update delivered before the clock stops
+            if seen != final:
+                raise RuntimeError("watchers did not see every move within 30 s")
+            cpu2 = service.cpu_seconds()
+            for s in streams:
+                s.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+        finally:
+            for c in chans:
+                await c.close()
+    plain = (cpu1 - cpu0) / moves_unwatched * 1e6
+    with_watchers = (cpu2 - cpu1) / moves_watched * 1e6
+    return WatcherCost(
+        game=name,
+        games=games,
+        watchers=len(streams),
+        rss_before_mib=round(before / 2**20, 1),
+        rss_after_mib=round(after / 2**20, 1),
+        per_watcher_bytes=round((after - before) / len(streams)),
+        moves=moves_watched,
+        cpu_us_per_move_unwatched=round(plain, 1),
+        cpu_us_per_move_watched=round(with_watchers, 1),
+        cpu_us_per_update=round((with_watchers - plain) / players, 1),
+    )

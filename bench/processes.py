@@ -57,14 +57,16 @@ def process(
     marker: str,
     address: str,
     timeout: float = 60,
+    root: Path | str = ROOT,
 ) -> Iterator[Running]:
-    """Run ``argv`` until the block ends; ready once ``marker`` shows in its output."""
+    """Run ``argv`` in ``root`` (another copy of the tree, to compare two versions of
+    the code) until the block ends; ready once ``marker`` shows in its output."""
     name = Path(argv[-1]).name.replace(".", "_")
     log = workdir / f"{name}-{time.time_ns()}.log"
     with log.open("wb") as handle:
         popen = subprocess.Popen(
             list(argv),
-            cwd=ROOT,
+            cwd=root,
             env={**os.environ, **env},
             stdout=handle,
             stderr=subprocess.STDOUT,
@@ -87,7 +89,7 @@ def python_module(module: str) -> list[str]:
 
 @contextlib.contextmanager
 def game_service(
-    name: str, workdir: Path, store_url: str | None = None, **env: str
+    name: str, workdir: Path, store_url: str | None = None, *, root: Path | str = ROOT, **env: str
 ) -> Iterator[Running]:
     """``python -m services.<name>`` on a free port with seeds allowed, otherwise as
     deployed: the access log on (to a file here) and the default store, SQLite with
@@ -110,12 +112,15 @@ def game_service(
         workdir,
         '"event": "serving"',
         f"127.0.0.1:{port}",
+        root=root,
     ) as running:
         yield running
 
 
 @contextlib.contextmanager
-def gateway(routes: dict[str, str], workdir: Path, **env: str) -> Iterator[Running]:
+def gateway(
+    routes: dict[str, str], workdir: Path, *, root: Path | str = ROOT, **env: str
+) -> Iterator[Running]:
     """``python -m gateway`` routing only ``routes`` (game -> address), as deployed but
     with no per-client rate limit (every benchmark call comes from one address)."""
     from services import registry
@@ -133,20 +138,26 @@ def gateway(routes: dict[str, str], workdir: Path, **env: str) -> Iterator[Runni
         **env,
     }
     with process(
-        python_module("gateway"), settings, workdir, '"event": "serving"', f"127.0.0.1:{port}"
+        python_module("gateway"),
+        settings,
+        workdir,
+        '"event": "serving"',
+        f"127.0.0.1:{port}",
+        root=root,
     ) as running:
         yield running
 
 
 @contextlib.contextmanager
-def echo(workdir: Path) -> Iterator[Running]:
+def echo(workdir: Path, *, root: Path | str = ROOT, **env: str) -> Iterator[Running]:
     port = free_port()
     with process(
         python_module("bench.echo"),
-        {"BENCH_PORT": str(port)},
+        {"BENCH_PORT": str(port), **env},
         workdir,
         "serving port=",
         f"127.0.0.1:{port}",
+        root=root,
     ) as running:
         yield running
 

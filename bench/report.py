@@ -16,8 +16,10 @@ END = "<!-- figures:end -->"
 
 # The issue's targets.
 ENGINE_SHARE = 0.05  # median decision < 5% of one echo round trip
-DIRECT_SHARE = 0.60  # direct SubmitMove at 32 clients >= 60% of echo
-GATEWAY_SHARE = 0.80  # gateway >= 80% of direct at 32 clients
+SERVICE_CPU_FACTOR = 2.0  # service CPU per SubmitMove <= 2 x echo's CPU per call
+TAIL_FACTOR = 4.0  # direct p99 <= 4 x p50 at 32 clients
+GATEWAY_CPU_FACTOR = 1.5  # gateway CPU per routed call <= 1.5 x Envoy's
+GATEWAY_SHARE = 0.90  # gateway >= 90% of direct at 32 clients
 ENVOY_FACTOR = 1.5  # gateway's added p50 at 1 client <= 1.5 x Envoy's
 GAME_BYTES = 50_000  # a live game's share < 50 KB
 
@@ -31,10 +33,12 @@ POD_MEMORY_MIB = 512  # the game Deployment's memory limit (deploy/k8s)
 CLOSES = {
     "engine": "cheaper legal_moves/apply in that engine: cache what each decision recomputes"
     " (see the engine notes below)",
-    "direct": "a lighter SubmitMove: building and encoding the view is most of the handler;"
-    " SQLite synchronous=normal; the access log sampled (see below)",
-    "gateway": "more gateway processes (one per core) or replicas; the access log sampled;"
-    " Envoy (see below)",
+    "direct": "grpc.aio's own work per call is most of it (BENCHMARKS.md, where the CPU goes);"
+    " clients that watch send omit_view; the access log sampled",
+    "tail": "fewer calls queued per core: more processes per pod (SO_REUSEPORT) or replicas",
+    "gateway": "Envoy on the data path, or more gateway processes (one per core) or replicas",
+    "gateway_cpu": "two grpc.aio hops in Python cost more than Envoy's one C++ hop: Envoy on"
+    " the data path (docs/scaling.md)",
     "envoy": "the gateway's added latency is two more hops through Python gRPC: Envoy or a"
     " compiled router where it matters (see below)",
     "memory": "RECENT_TURNS = 16 in services/kit/games.py brings every game under 50 KB"
@@ -128,27 +132,53 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 ENGINE_SHARE,
                 True,
             )
+    echo_us = cpu_us_per_call(echo32, "echo") if echo32 else None
     for game, series in (rpc.get("games") or {}).items():
         direct32 = _at(series.get("direct"), 32)
         gateway32 = _at(series.get("gateway"), 32)
-        if direct32 and echo32 and echo32["calls_per_second"]:
-            share = direct32["calls_per_second"] / echo32["calls_per_second"]
+        envoy32 = _at(series.get("envoy"), 32)
+        service_us = cpu_us_per_call(direct32, "service") if direct32 else None
+        if service_us and echo_us:
+            ratio = service_us / echo_us
             add(
                 "direct",
                 game,
-                "direct SubmitMove at 32 clients >= 60% of echo",
-                f"{direct32['calls_per_second']:,.0f} / {echo32['calls_per_second']:,.0f}"
-                f" calls/s = {share:.0%}",
-                share,
-                DIRECT_SHARE,
-                False,
+                "service CPU per SubmitMove <= 2x echo's (32 clients)",
+                f"{service_us:,.0f} / {echo_us:,.0f} µs = {ratio:.2f}x",
+                ratio,
+                SERVICE_CPU_FACTOR,
+                True,
+            )
+        if direct32 and direct32["p50_ms"] > 0:
+            ratio = direct32["p99_ms"] / direct32["p50_ms"]
+            add(
+                "tail",
+                game,
+                "direct p99 <= 4x p50 at 32 clients",
+                f"{direct32['p99_ms']:.1f} / {direct32['p50_ms']:.1f} ms = {ratio:.2f}x",
+                ratio,
+                TAIL_FACTOR,
+                True,
+            )
+        gateway_us = cpu_us_per_call(gateway32, "gateway") if gateway32 else None
+        envoy_us = cpu_us_per_call(envoy32, "envoy") if envoy32 else None
+        if gateway_us and envoy_us:
+            ratio = gateway_us / envoy_us
+            add(
+                "gateway_cpu",
+                game,
+                "gateway CPU per routed call <= 1.5x Envoy's (32 clients)",
+                f"{gateway_us:,.0f} / {envoy_us:,.0f} µs = {ratio:.2f}x",
+                ratio,
+                GATEWAY_CPU_FACTOR,
+                True,
             )
         if direct32 and gateway32 and direct32["calls_per_second"]:
             share = gateway32["calls_per_second"] / direct32["calls_per_second"]
             add(
                 "gateway",
                 game,
-                "gateway >= 80% of direct throughput at 32 clients",
+                "gateway >= 90% of direct throughput at 32 clients",
                 f"{gateway32['calls_per_second']:,.0f} / {direct32['calls_per_second']:,.0f}"
                 f" calls/s = {share:.0%}",
                 share,
@@ -158,14 +188,14 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         added = added_latency(series)
         if added is not None:
             ours, envoys = added
-            ratio = ours / envoys if envoys > 0.005 else None
+            added_ratio = ours / envoys if envoys > 0.005 else None
             add(
                 "envoy",
                 game,
                 "gateway's added p50 at 1 client <= 1.5x Envoy's",
                 f"ours {ours:+.3f} ms, Envoy {envoys:+.3f} ms"
-                + (f" = {ratio:.1f}x" if ratio is not None else ""),
-                ratio,
+                + (f" = {added_ratio:.1f}x" if added_ratio is not None else ""),
+                added_ratio,
                 ENVOY_FACTOR,
                 True,
             )
@@ -179,7 +209,30 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             1.0,
             True,
         )
+    for row in (results.get("memory") or {}).get("watchers") or []:
+        if "error" in row:
+            continue
+        out.append(
+            {
+                "kind": "watcher",
+                "game": row["game"],
+                "target": "a watcher's cost measured and given",
+                "measured": f"{row['per_watcher_bytes'] / 1000:.1f} KB resident,"
+                f" {row['cpu_us_per_update']:,.0f} µs CPU per update",
+                "met": True,
+                "margin": "measured",
+                "closes": "",
+            }
+        )
     return out
+
+
+def cpu_us_per_call(row: dict[str, Any], process: str) -> float | None:
+    """CPU microseconds ``process`` spent per call in a load row (None: not measured)."""
+    cores = (row.get("cpu_cores") or {}).get(process)
+    if cores is None or not row.get("calls_per_second"):
+        return None
+    return float(cores) / row["calls_per_second"] * 1e6
 
 
 def added_latency(series: dict[str, Any]) -> tuple[float, float] | None:
@@ -252,7 +305,11 @@ def _per_core(row: dict[str, Any], process: str) -> float:
 
 
 def load_line(label: str, f: dict[str, Any]) -> str:
-    cpu = " ".join(f"{k} {v:.0%}" for k, v in (f.get("cpu_cores") or {}).items())
+    cpu = " ".join(
+        f"{k} {v:.0%}" + (f" {cpu_us_per_call(f, k):,.0f}µs/call" if k != "client" else "")
+        for k, v in (f.get("cpu_cores") or {}).items()
+        if f.get("calls_per_second")
+    )
     spread = f.get("rounds_calls_per_second")
     rounds = f"  rounds {'/'.join(f'{x:,.0f}' for x in spread)}" if spread else ""
     errors = f"  errors {f['errors']} {f.get('error_codes')}" if f["errors"] else ""
@@ -324,7 +381,8 @@ def markdown(results: dict[str, Any], target_decisions: float = 1000.0) -> str:
         f"Machine: {m.get('cpus', '?')} cores ({m.get('cpu', '?')}),"
         f" {m.get('memory_gib', '?')} GiB,"
         f" {m.get('platform', '?')}, Python {m.get('python', '?')}, grpcio {m.get('grpcio', '?')};"
-        f" load average at start {m.get('load_average_at_start', '?')}.",
+        f" load average at start {m.get('load_average_at_start', '?')},"
+        f" at end {m.get('load_average_at_end', '?')}.",
         "",
     ]
     settings = results.get("settings") or {}
@@ -524,6 +582,30 @@ def markdown(results: dict[str, Any], target_decisions: float = 1000.0) -> str:
             rows,
         )
         out.append("")
+        watch = [r for r in memory.get("watchers") or [] if "error" not in r]
+        if watch:
+            out += [
+                "A watcher (WatchGame, one per seat, moves sent with omit_view as watching"
+                " clients do): resident memory per open stream, and CPU per update delivered"
+                " (moves in watched games against the same moves unwatched).",
+                "",
+            ]
+            out += _table(
+                ["game", "watchers", "KB per watcher", "µs CPU per update",
+                 "µs per move, unwatched", "µs per move, every seat watching"],
+                [
+                    [
+                        r["game"],
+                        f"{r['watchers']:,}",
+                        f"{r['per_watcher_bytes'] / 1000:.1f}",
+                        f"{r['cpu_us_per_update']:,.0f}",
+                        f"{r['cpu_us_per_move_unwatched']:,.0f}",
+                        f"{r['cpu_us_per_move_watched']:,.0f}",
+                    ]
+                    for r in watch
+                ],
+            )  # fmt: skip
+            out.append("")
 
     rows_t = results.get("targets") or targets(results)
     if rows_t:

@@ -63,8 +63,10 @@ async def submit_move_load(
     warmup: float = 0.5,
     expected_rate: float = 3000,
     cpu: Callable[[], dict[str, float]] | None = None,
+    omit_view: bool = False,
 ) -> LoadFigures:
-    """``concurrency`` clients, each submitting the moves of its own games in order."""
+    """``concurrency`` clients, each submitting the moves of its own games in order;
+    with ``omit_view`` as a client that watches would (no view in the answers)."""
     async with channel(address) as chan:
         client = GameClient(game, chan)
         budget = expected_rate * (seconds + warmup) / concurrency / scripts.mean_length
@@ -90,8 +92,13 @@ async def submit_move_load(
                 seat, move = moves[position]
                 started = time.perf_counter()
                 try:
-                    await client.submit(
-                        created.game_id, created.tokens[seat], move, expected_version=position
+                    await client.call(
+                        "SubmitMove",
+                        created.tokens[seat],
+                        game_id=created.game_id,
+                        move=move,
+                        expected_version=position,
+                        omit_view=omit_view,
                     )
                 except grpc.aio.AioRpcError:
                     queue.popleft()  # counted as an error; that game is left as it is

@@ -133,8 +133,13 @@ class GameClient:
         move: Any,
         expected_version: int | None = None,
         request_id: str = "",
+        omit_view: bool = False,
     ) -> Any:
+        """``omit_view``: answer without the caller's view (a client that watches gets it
+        from its stream), which costs the service less."""
         fields: dict[str, Any] = {"game_id": game_id, "move": move, "request_id": request_id}
+        if omit_view:
+            fields["omit_view"] = True
         if expected_version is not None:
             fields["expected_version"] = expected_version
         return await self.call("SubmitMove", token, **fields)

@@ -125,6 +125,7 @@ def create_gateway(
     *,
     entries: Sequence[registry.ServiceEntry] = registry.SERVICES,
     access_log: bool = True,
+    access_log_sample: int = 1,
     max_message_bytes: int = 1024 * 1024,
     limits: Limits | None = None,
     unary_timeout: float = 30,
@@ -156,6 +157,7 @@ def create_gateway(
             ObservingInterceptor(
                 metrics.server,
                 access_log=access_log,
+                access_log_sample=access_log_sample,
                 guards=(
                     drain,
                     overload.ConcurrencyLimit(max_concurrent_calls, metrics.limited),
@@ -209,6 +211,7 @@ async def serve(cfg: config.Config) -> None:
         f"{cfg.host}:{cfg.port}",
         routes,
         access_log=cfg.access_log,
+        access_log_sample=cfg.access_log_sample,
         max_message_bytes=cfg.max_message_bytes,
         limits=limits_from(cfg),
         unary_timeout=cfg.unary_timeout,

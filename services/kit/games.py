@@ -46,6 +46,7 @@ from services.kit.errors import (
     VersionOutOfRange,
     WatcherTooSlow,
 )
+from services.kit.kernel import always_public
 from services.kit.store import (
     CorruptRow,
     DuplicateRequest,
@@ -229,7 +230,8 @@ class GameManager:
         self.clock = clock
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
-        self._public_move = getattr(engine, "public_move", None)
+        # A game whose moves are all public needs no stored move parsed to show it.
+        self._public_move = None if engine.public_move is always_public else engine.public_move
         self._created = 0
         self.waiting_ttl = waiting_ttl  # a table with open seats expires after this
         self.idle_seconds = idle_seconds  # a game without a clock or a move is abandoned
@@ -619,8 +621,12 @@ class GameManager:
         decode_move: Callable[[], Any],
         expected_version: int | None,
         request_id: str | None,
+        with_view: bool = True,
     ) -> tuple[Snapshot, Turn]:
         """Apply one move for the token's seat and log it; return the game and the turn.
+
+        ``with_view=False`` leaves the snapshot's view None (a client that watches the
+        game gets the view from its stream): the view is not built for this answer.
 
         ``decode_move`` builds the move; it is called once the caller is known to hold a
         seat, so an unauthenticated call learns nothing about what it sent.
@@ -640,13 +646,13 @@ class GameManager:
                 await self._follow(game)
             if request_id and request_id in game.requests:
                 turn = await self._previous(game, request_id, seat, move)
-                return self.snapshot(game, seat), turn
+                return self.snapshot(game, seat, with_view=with_view), turn
             if expected_version is not None and expected_version != game.version:
                 raise StaleVersion(game.version, expected_version)
             self._may_move(game, seat)
             record = await self._apply_move(game, seat, move, request_id, expected_version)
             self._kick(game)
-            return self.snapshot(game, seat), self.turn_for(record, seat)
+            return self.snapshot(game, seat, with_view=with_view), self.turn_for(record, seat)
 
     def _may_move(self, game: LiveGame, seat: int) -> None:
         """Refuse a move the table forbids, before the engine sees it."""

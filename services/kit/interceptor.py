@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import grpc
 import structlog
 
+from services.kit.logs import AccessLog
 from services.kit.metrics import (
     BIDI_STREAM,
     CLIENT_STREAM,
@@ -30,8 +31,6 @@ from services.kit.metrics import (
     CallMetrics,
     RpcMetrics,
 )
-
-_log = structlog.get_logger("rpc")
 
 # Health checks and reflection are never refused by a guard: probes and tools keep working
 # while a server drains or a client is limited.
@@ -150,11 +149,12 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         *,
         guards: Sequence[Guard] = (),
         access_log: bool = True,
+        access_log_sample: int = 1,
         quiet_services: frozenset[str] = frozenset({"grpc.health.v1.Health"}),
     ) -> None:
         self._metrics = metrics
         self._guards = tuple(guards)
-        self._access_log = access_log
+        self._access_log = AccessLog(access_log_sample) if access_log else None
         self._quiet = quiet_services
         self._wrapped: dict[
             str, tuple[grpc.RpcMethodHandler[Any, Any], grpc.RpcMethodHandler[Any, Any]]
@@ -183,7 +183,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         service, method = split_method(path)
         guards = () if path.startswith(UNGUARDED) else self._guards
         call = self._metrics.call(grpc_type_of(handler), service, method)
-        log = self._access_log and service not in self._quiet
+        log = self._access_log if service not in self._quiet else None
         full = f"{service}/{method}"
         clock = time.perf_counter
         response_streaming = bool(handler.response_streaming)
@@ -215,8 +215,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             seconds = clock() - t0
             code = code_of(context, failed)
             call.handled(code.name, seconds)
-            if log:
-                _log.info("rpc", method=full, code=code.name, latency_ms=round(seconds * 1000, 3))
+            if log is not None:
+                log.record(full, code.name, seconds)
 
         def request_of(request: Any) -> Any:
             return _counted(request, call.received) if request_streaming else request

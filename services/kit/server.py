@@ -52,6 +52,11 @@ def process_settings(port: int, metrics_port: int, max_connection_age: str) -> l
         S("log_level", "TABLETOP_LOG_LEVEL", "info", "str", "debug, info, warning or error"),
         S("log_format", "TABLETOP_LOG_FORMAT", "json", "str", "json or console"),
         S("access_log", "TABLETOP_ACCESS_LOG", "true", "bool", "one log line per call"),
+        S("access_log_sample", "TABLETOP_ACCESS_LOG_SAMPLE", "1", "int",
+          "write the access line of one in N successful calls (1: every call); a call "
+          "ending in any other status is always written"),
+        S("event_loop", "TABLETOP_EVENT_LOOP", "auto", "str",
+          "asyncio event loop: uvloop, asyncio, or auto (uvloop when it is installed)"),
         S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
           "largest request accepted"),
         S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", max_connection_age,
@@ -187,6 +192,7 @@ def create_server(
     manager: GameManager,
     *,
     access_log: bool = True,
+    access_log_sample: int = 1,
     max_message_bytes: int = 1024 * 1024,
     max_connection_age: float = 0,
     drain: Drain | None = None,
@@ -200,6 +206,7 @@ def create_server(
             ObservingInterceptor(
                 server_metrics(),
                 access_log=access_log,
+                access_log_sample=access_log_sample,
                 guards=(
                     drain or Drain(),
                     overload.ConcurrencyLimit(max_concurrent_calls, LIMITED),
@@ -272,6 +279,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         spec,
         manager,
         access_log=cfg.access_log,
+        access_log_sample=cfg.access_log_sample,
         max_message_bytes=cfg.max_message_bytes,
         max_connection_age=cfg.max_connection_age,
         drain=drain,
@@ -352,6 +360,31 @@ async def tick(manager: GameManager, interval: float) -> None:
         await asyncio.sleep(interval)
 
 
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
+
+
+def loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop factory for TABLETOP_EVENT_LOOP (None: asyncio's own loop).
+
+    uvloop by default when installed: grpc.aio's callbacks cost less CPU on it
+    (BENCHMARKS.md, "CPU per call"); ``asyncio`` keeps the standard loop.
+    """
+    if choice not in EVENT_LOOPS:
+        raise config.ConfigError(f"TABLETOP_EVENT_LOOP={choice!r}: one of {', '.join(EVENT_LOOPS)}")
+    if choice == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        if choice == "uvloop":
+            raise config.ConfigError(
+                "TABLETOP_EVENT_LOOP='uvloop': uvloop is not installed"
+            ) from None
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
 def run(
     prog: str,
     description: str,
@@ -369,10 +402,14 @@ def run(
         sys.exit(f"unexpected arguments {' '.join(argv)}; configuration is by environment (--help)")
     try:
         cfg = config.load(known)
+        factory = loop_factory(cfg.event_loop)
+        if cfg.access_log_sample < 1:
+            raise config.ConfigError("TABLETOP_ACCESS_LOG_SAMPLE=0: 1 (every call) or more")
     except config.ConfigError as exc:
         sys.exit(f"configuration error: {exc}")
     logs.configure(cfg.log_level, cfg.log_format)
-    asyncio.run(serve(cfg))
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(serve(cfg))
 
 
 async def signalled() -> None:

@@ -225,9 +225,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             lambda: codec.move_from_proto(request.move),
             expected,
             request.request_id or None,
+            with_view=not request.omit_view,
         )
         _bind_seat(snap.viewer)
-        return pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn), view=view(snap))
+        response = pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn))
+        if snap.view is not None:
+            response.view.CopyFrom(view(snap))
+        return response
 
     async def watch_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         # Written with context.write, each write awaited: gRPC completes a write only once

@@ -69,6 +69,7 @@ def test_a_quick_run_writes_every_section_and_the_report(tmp_path):
             "--engine-seconds", "0.01",
             "--live-games", "40",
             "--heap-games", "2",
+            "--watch-games", "2",
             "--store-levels", "2",
             "--out", str(out),
         ]
@@ -86,8 +87,12 @@ def test_a_quick_run_writes_every_section_and_the_report(tmp_path):
     assert {"memory", "sqlite (synchronous=full)", "sqlite (synchronous=normal)"} <= stores
     assert results["memory"]["service"][0]["live_games"] == 40
     assert results["memory"]["heap"][0]["mid_game_bytes"] > 0
+    watchers = results["memory"]["watchers"][0]
+    assert watchers["watchers"] > 0 and watchers["cpu_us_per_move_watched"] > 0
     kinds = {t["kind"] for t in results["targets"]}
-    assert {"engine", "direct", "gateway", "memory"} <= kinds
+    assert {"engine", "direct", "tail", "gateway", "memory", "watcher"} <= kinds
+    if envoyproxy.binary():
+        assert {"gateway_cpu", "envoy"} <= kinds
 
     # The report rewrites only its own section, and again from the same JSON alike.
     doc = tmp_path / "BENCHMARKS.md"
