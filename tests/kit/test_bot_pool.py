@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import os
 import pickle
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -200,3 +203,56 @@ def test_workers_search_at_a_lower_cpu_priority_than_the_service(bot_pool):
 
     ours = os.nice(0)
     assert asyncio.run(niceness()) == min(19, ours + pool_module.WORKER_NICENESS)
+
+
+_ORPHAN_SCRIPT = """
+import asyncio, sys
+from services.kit.bots import pool as pool_module
+pool_module.WATCH_PARENT = sys.argv[1] == "watch"
+pool = pool_module.BotPool(workers=2)
+asyncio.run(pool.warm())
+loop = asyncio.new_event_loop()
+pids = {loop.run_until_complete(loop.run_in_executor(pool._executor, pool_module._ready))
+        for _ in range(8)}
+print(" ".join(map(str, sorted(pids))), flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _workers_left_by_a_killed_service(watch: str) -> list[int]:
+    """The bot workers still alive 5 s after their service process was SIGKILLed."""
+    service = subprocess.Popen(
+        [sys.executable, "-c", _ORPHAN_SCRIPT, watch],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert service.stdout is not None
+        pids = [int(p) for p in service.stdout.readline().split()]
+        assert pids and all(_alive(p) for p in pids)
+    finally:
+        service.kill()
+        service.wait()
+    deadline = time.monotonic() + 5 + pool_module.PARENT_POLL_SECONDS
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    left = [p for p in pids if _alive(p)]
+    for pid in left:  # the control's orphans: not left running after the test
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def test_workers_exit_when_their_service_is_killed():
+    """A SIGKILLed service cannot stop its workers; they notice and exit by themselves.
+    Control: without the parent watch the same workers outlive the service."""
+    assert _workers_left_by_a_killed_service("watch") == []
+    assert _workers_left_by_a_killed_service("no-watch") != []

@@ -4,7 +4,8 @@ Workers are started with the "spawn" context, never "fork": the service runs thr
 (gRPC's, the store's), and a forked child inherits their locks in whatever state they
 were. Each worker lowers its CPU priority and imports every engine when it starts
 (``_start_worker``); ``warm()`` starts them all ahead of the first decision, so that
-decision is not charged a process start.
+decision is not charged a process start. A worker exits by itself when its service dies
+without stopping it (a SIGKILL gives no chance to), instead of living on as an orphan.
 
 A decision that raises in a worker raises the same exception in the caller. An
 exception that cannot travel between processes (one whose constructor pickling cannot
@@ -20,6 +21,8 @@ import multiprocessing
 import os
 import pickle
 import secrets
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -43,10 +46,26 @@ def default_workers() -> int:
 WORKER_NICENESS = 10
 
 
-def _start_worker() -> None:
+# A worker whose service died without stopping it (SIGKILL, the OOM killer) notices
+# within this many seconds that its parent changed, and exits: it is never left behind.
+PARENT_POLL_SECONDS = 1.0
+# Off only to show, in the tests, what the watch prevents.
+WATCH_PARENT = True
+
+
+def _start_worker(parent: int | None) -> None:
     os.nice(WORKER_NICENESS)  # raising one's own niceness needs no privilege
+    if parent is not None:
+        threading.Thread(target=_exit_without, args=(parent,), daemon=True).start()
     for name in registry.names():
         registry.by_name(name).engine()
+
+
+def _exit_without(parent: int) -> None:
+    """Exit once the parent is gone (the worker is then re-parented: getppid changes)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(0)
 
 
 def _ready() -> int:
@@ -95,6 +114,7 @@ class BotPool:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
+            initargs=(os.getpid() if WATCH_PARENT else None,),
         )
 
     async def warm(self) -> None:
