@@ -22,6 +22,7 @@ from services import registry
 from services.kit import config, creators, logs, overload, reflection
 from services.kit.bots.pool import BotPool
 from services.kit.drain import Drain, leave
+from services.kit.errors import Unavailable
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
@@ -33,7 +34,7 @@ from services.kit.metrics import (
     server_metrics,
 )
 from services.kit.service import GameService, handlers
-from services.kit.store import open_store_or_exit
+from services.kit.store import StoreError, open_store_or_exit
 from services.kit.tls import ServerTls, bind, server_tls
 
 HEALTH_SERVICE = health.SERVICE_NAME
@@ -339,6 +340,8 @@ async def sweep(manager: GameManager, retention: float, interval: float) -> None
     while True:
         try:
             gone = await manager.remove_finished(retention)
+        except (StoreError, Unavailable) as exc:  # an outage, not a bug: no traceback
+            log.warning("sweep failed: the store is unavailable; will try again", error=str(exc))
         except Exception:
             log.exception("sweep failed; will try again")
         else:
@@ -355,6 +358,8 @@ async def tick(manager: GameManager, interval: float) -> None:
         try:
             while await manager.sweep() >= 100:  # a full batch: more may be waiting
                 pass
+        except (StoreError, Unavailable) as exc:  # an outage, not a bug: no traceback
+            log.warning("clock sweep: the store is unavailable; will try again", error=str(exc))
         except Exception:
             log.exception("clock sweep failed; will try again")
         await asyncio.sleep(interval)
