@@ -8,9 +8,11 @@ and ``make test-postgres`` set it); skipped with a message otherwise.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -186,10 +188,11 @@ async def test_watch_on_one_replica_sees_moves_made_on_the_other(replicas):
         stream.cancel()
 
 
-async def test_a_replica_that_has_not_heard_of_a_move_yet_reads_the_log_when_asked_to():
-    """A move sent with an expected_version ahead of this replica's live game (its
-    notification still on the way) is applied after reading the log, not refused. The
-    two in-process replicas here run no listener: the notification never arrives."""
+@contextlib.asynccontextmanager
+async def two_replicas_one_behind(seed: int) -> AsyncIterator[tuple[Any, Any, Any, int]]:
+    """Two in-process replicas without the listener (a notification never arrives), a
+    game live on both, and three moves made on the first: (a, b, game, version), with b
+    still at version 0."""
     async with (
         service_in_process(NAME, POSTGRES or "") as first,
         service_in_process(NAME, POSTGRES or "") as second,
@@ -199,34 +202,35 @@ async def test_a_replica_that_has_not_heard_of_a_move_yet_reads_the_log_when_ask
             grpc.aio.insecure_channel(second.address) as cb,
         ):
             a, b = GameClient(NAME, ca), GameClient(NAME, cb)
-            game = await a.create(PLAYERS, seed=407)
-            rng = random.Random(15)
+            game = await a.create(PLAYERS, seed=seed)
             assert (await b.get(game.game_id)).game.version == 0  # live on b at version 0
             version = 0
             for _ in range(3):
-                state = await a.get(game.game_id)
-                seat = rng.choice(list(state.game.to_act))
-                listed = await a.moves(game.game_id, game.tokens[seat])
+                seat, move = await _a_legal_move(a, game, random.Random(seed + version))
                 reply = await a.submit(
-                    game.game_id, game.tokens[seat], rng.choice(list(listed.moves)),
-                    expected_version=version,
-                )  # fmt: skip
+                    game.game_id, game.tokens[seat], move, expected_version=version
+                )
                 version = reply.game.version
             assert (await b.get(game.game_id)).game.version == 0  # b has not heard
-            state = await a.get(game.game_id)
-            seat = rng.choice(list(state.game.to_act))
-            listed = await a.moves(game.game_id, game.tokens[seat])
-            reply = await b.submit(
-                game.game_id, game.tokens[seat], rng.choice(list(listed.moves)),
-                expected_version=version,
-            )  # fmt: skip
-            assert reply.game.version == version + 1
-            # A stale version is still refused, with the version the log holds.
-            with pytest.raises(grpc.aio.AioRpcError) as stale:
-                await b.submit(
-                    game.game_id, game.tokens[seat], listed.moves[0], expected_version=version
-                )
-            assert stale.value.code() == grpc.StatusCode.ABORTED
+            yield a, b, game, version
+
+
+async def _a_legal_move(client: GameClient, game: Any, rng: random.Random) -> tuple[int, Any]:
+    seat = rng.choice(list((await client.get(game.game_id)).game.to_act))
+    return seat, rng.choice(list((await client.moves(game.game_id, game.tokens[seat])).moves))
+
+
+async def test_a_replica_that_has_not_heard_of_a_move_yet_reads_the_log_when_asked_to():
+    """A move sent with an expected_version ahead of this replica's live game (its
+    notification still on the way) is applied after reading the log, not refused."""
+    async with two_replicas_one_behind(407) as (a, b, game, version):
+        seat, move = await _a_legal_move(a, game, random.Random(15))
+        reply = await b.submit(game.game_id, game.tokens[seat], move, expected_version=version)
+        assert reply.game.version == version + 1
+        # A stale version is still refused, with the version the log holds.
+        with pytest.raises(grpc.aio.AioRpcError) as stale:
+            await b.submit(game.game_id, game.tokens[seat], move, expected_version=version)
+        assert stale.value.code() == grpc.StatusCode.ABORTED
 
 
 async def test_a_retry_that_reaches_a_replica_further_behind_gets_its_first_answer():
@@ -235,46 +239,24 @@ async def test_a_retry_that_reaches_a_replica_further_behind_gets_its_first_answ
     it: the retry reads the log, finds its request there, and answers with the first
     turn. It is not refused as stale (the caller would take its own acknowledged move for
     somebody else's)."""
-    async with (
-        service_in_process(NAME, POSTGRES or "") as first,
-        service_in_process(NAME, POSTGRES or "") as second,
-    ):
-        async with (
-            grpc.aio.insecure_channel(first.address) as ca,
-            grpc.aio.insecure_channel(second.address) as cb,
-        ):
-            a, b = GameClient(NAME, ca), GameClient(NAME, cb)
-            game = await a.create(PLAYERS, seed=408)
-            rng = random.Random(16)
-            assert (await b.get(game.game_id)).game.version == 0  # live on b at version 0
-            version = 0
-            for _ in range(3):
-                state = await a.get(game.game_id)
-                seat = rng.choice(list(state.game.to_act))
-                listed = await a.moves(game.game_id, game.tokens[seat])
-                reply = await a.submit(
-                    game.game_id, game.tokens[seat], rng.choice(list(listed.moves)),
-                    expected_version=version,
-                )  # fmt: skip
-                version = reply.game.version
-            seat = rng.choice(list((await a.get(game.game_id)).game.to_act))
-            move = rng.choice(list((await a.moves(game.game_id, game.tokens[seat])).moves))
-            first_answer = await a.submit(
+    async with two_replicas_one_behind(408) as (a, b, game, version):
+        seat, move = await _a_legal_move(a, game, random.Random(16))
+        first_answer = await a.submit(
+            game.game_id, game.tokens[seat], move, expected_version=version,
+            request_id="lost-answer",
+        )  # fmt: skip
+        assert (await b.get(game.game_id)).game.version == 0  # b has heard of nothing
+        retried = await b.submit(
+            game.game_id, game.tokens[seat], move, expected_version=version,
+            request_id="lost-answer",
+        )  # fmt: skip
+        assert retried.turn.version == first_answer.turn.version == version + 1
+        assert retried.turn.move_text == first_answer.turn.move_text
+        assert (await b.history(game.game_id))[-1].version == version + 1  # applied once
+        # Control: a new request at that expected version is stale, as it should be.
+        with pytest.raises(grpc.aio.AioRpcError) as stale:
+            await b.submit(
                 game.game_id, game.tokens[seat], move, expected_version=version,
-                request_id="lost-answer",
+                request_id="another",
             )  # fmt: skip
-            assert (await b.get(game.game_id)).game.version == 0  # b has heard of nothing
-            retried = await b.submit(
-                game.game_id, game.tokens[seat], move, expected_version=version,
-                request_id="lost-answer",
-            )  # fmt: skip
-            assert retried.turn.version == first_answer.turn.version == version + 1
-            assert retried.turn.move_text == first_answer.turn.move_text
-            assert (await b.history(game.game_id))[-1].version == version + 1  # applied once
-            # Control: a new request at that expected version is stale, as it should be.
-            with pytest.raises(grpc.aio.AioRpcError) as stale:
-                await b.submit(
-                    game.game_id, game.tokens[seat], move, expected_version=version,
-                    request_id="another",
-                )  # fmt: skip
-            assert stale.value.code() == grpc.StatusCode.ABORTED
+        assert stale.value.code() == grpc.StatusCode.ABORTED
