@@ -33,6 +33,7 @@ class TypedMove:
     __slots__ = ()
 
     def sort_key(self) -> tuple[Any, ...]:
+        # Every kind defines its key; the base is never listed (a bug, not a player's move).
         raise NotImplementedError(f"{type(self).__name__} has no sort_key")
 
     def problem(self) -> str | None:

@@ -72,6 +72,7 @@ class ComponentMove(Move):
     DECK_OK: ClassVar[bool] = False
 
     def named(self) -> int:
+        """The component this move names: each subclass says which of its fields."""
         raise NotImplementedError
 
     def sort_key(self) -> tuple[Any, ...]:

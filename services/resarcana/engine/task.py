@@ -55,7 +55,8 @@ class Task:
         return False
 
     def run(self, state: State, seat: int, log: Log) -> None:
-        """An ``AUTO`` task: carry it out (it is already off the list)."""
+        """An ``AUTO`` task: carry it out (it is already off the list). Only AUTO tasks
+        define it; the others define play and refusal (each task class its own)."""
         raise NotImplementedError(type(self).__name__)
 
     def play(self, state: State, seat: int, move: Move, log: Log) -> None:
