@@ -1,4 +1,11 @@
-"""Live games: the engine, the move log and the watchers of one game service.
+"""Live games: the engine and the move log of one game service.
+
+Here: creating a game, loading and replaying it from its log, its snapshot, submitting
+and appending moves, its history. The :class:`GameManager` is assembled from this and
+parts of one job each: seats and the lobby (:mod:`services.kit.seats`), bot turns
+(:mod:`services.kit.botmoves`), the clock's sweep (:mod:`services.kit.sweep`) and
+watchers (:mod:`services.kit.watchers`); what they use of each other is declared once,
+in :mod:`services.kit.manager`.
 
 No transport here: the gRPC layer (:mod:`services.kit.service`) converts messages and
 statuses; this module decides. One writer per game: every read or write of a game's
@@ -17,11 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import random
 import secrets
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -29,24 +35,22 @@ import structlog
 
 from services.kit import auth, corruption
 from services.kit import table as tables
+from services.kit.botmoves import BotMoves
 from services.kit.creators import Creators
 from services.kit.engine import BadOptions, Engine, EngineError, Event, GameOver, Outcome
 from services.kit.errors import (
     AlreadyGivenUp,
-    BadRequest,
     GameCorrupt,
     GameNotFound,
     GameNotStarted,
-    GameStarted,
     LimitReached,
     RequestIdReused,
-    SeatNotOpen,
     StaleVersion,
     Unavailable,
     VersionOutOfRange,
-    WatcherTooSlow,
 )
 from services.kit.kernel import always_public
+from services.kit.seats import Seats
 from services.kit.store import (
     CorruptRow,
     DuplicateRequest,
@@ -57,6 +61,8 @@ from services.kit.store import (
     StoreError,
     VersionConflict,
 )
+from services.kit.sweep import ClockSweep
+from services.kit.watchers import Watcher, Watchers
 
 _log = structlog.get_logger("games")
 
@@ -108,26 +114,6 @@ class Turn:
     applied_at: float
 
 
-@dataclass(frozen=True)
-class WatchItem:
-    turn: Turn | None
-    snapshot: Snapshot | None  # set when this item is the game's latest version
-
-
-@dataclass
-class _Watcher:
-    """One stream's pending updates. A watcher that falls behind holds the logged moves
-    it has not been sent (shared with every other watcher, not copies) and only the
-    newest view: the ones before it are dropped, as a resume sends turns then one view."""
-
-    seat: int | None
-    limit: int  # pending moves before the stream is ended
-    pending: deque[tuple[MoveRecord, Snapshot | None]] = field(default_factory=deque)
-    error: BaseException | None = None
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    closed: bool = False
-
-
 @dataclass(eq=False)
 class LiveGame:
     record: GameRecord
@@ -136,7 +122,7 @@ class LiveGame:
     updated_at: float
     requests: dict[str, int] = field(default_factory=dict)
     recent: deque[MoveRecord] = field(default_factory=lambda: deque(maxlen=RECENT_TURNS))
-    watchers: list[_Watcher] = field(default_factory=list)
+    watchers: list[Watcher] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     broken: bool = False  # dropped after a failed append; callers reload
     # Views built at ``views_version``, by seat: a reply and the watchers of one seat share one.
@@ -148,21 +134,6 @@ class LiveGame:
 def _retrieved(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
-
-
-def _logged(task: asyncio.Task[Any]) -> None:
-    """A bot task's failure is logged (the next call or sweep retries the game)."""
-    if not task.cancelled() and task.exception() is not None:
-        _log.warning("bot_move_failed", error=repr(task.exception()))
-
-
-def _table_event(kind: str, text: str, seat: int | None = None, **data: Any) -> dict[str, Any]:
-    event: dict[str, Any] = {"kind": kind, "text": text}
-    if seat is not None:
-        event["seat"] = seat
-    if data:
-        event["data"] = data
-    return event
 
 
 class Metrics(Protocol):
@@ -196,7 +167,7 @@ def event_dict(event: Event) -> dict[str, Any]:
     return out
 
 
-class GameManager:
+class GameManager(Seats, BotMoves, ClockSweep, Watchers):
     def __init__(
         self,
         engine: Engine,
@@ -236,18 +207,7 @@ class GameManager:
         self.waiting_ttl = waiting_ttl  # a table with open seats expires after this
         self.idle_seconds = idle_seconds  # a game without a clock or a move is abandoned
         self.waiting_per_client = waiting_per_client
-        self._bot_rng = random.Random()  # bot choices are logged, so need no seed
-        # Plays bot seats at their level (services.kit.bots.pool.BotPool); None: random.
-        self.bots = bots
-        # Games with a bot to move, served in turn, one decision each: a table of bots
-        # playing a long game does not hold up the bot of a table with people at it.
-        # ``bot_games`` runners take turns from the queue (as many as searches may run
-        # at once), so bots cannot take the whole process from the people on it.
-        self.bot_games = max(1, bot_games)
-        self._bot_queue: deque[str] = deque()
-        self._queued: set[str] = set()
-        self._bot_runners: set[asyncio.Task[None]] = set()
-        self._bots_warming: asyncio.Task[None] | None = None
+        self._init_bots(bots, bot_games)
 
     # --- creating and loading -----------------------------------------------------------
 
@@ -733,280 +693,6 @@ class GameManager:
         """Whether this entry changes what the lobby shows (seats or status)."""
         return record.finished or record.move.startswith(tables.TABLE_ENTRY)
 
-    # --- tables: seats, resigning, bots and clocks -------------------------------------
-
-    async def join(self, game_id: str, seat: int | None, name: str) -> tuple[Snapshot, int, str]:
-        """Take an open seat (the first one when ``seat`` is None): the game, the seat and
-        its new token. The last join starts the game."""
-        name = tables.player_name(name)
-        async with self.locked(game_id) as game:
-            table = game.table
-            if self.outcome(game) is not None:
-                raise GameOver("the game is over")
-            if seat is None:
-                seat = table.first_open()
-                if seat is None:
-                    raise SeatNotOpen("no seat is open at this table")
-            elif not 0 <= seat < game.record.players:
-                raise BadRequest(f"seat must be 0..{game.record.players - 1}")
-            elif table.seats[seat].state != tables.OPEN:
-                raise SeatNotOpen(f"seat {seat} is not open", seat=seat)
-            token = auth.new_token()
-            digest = auth.token_hash(token)
-            now = self.clock()
-            to_act = self.engine.to_act(game.state)
-            started = table.join(seat, name, digest, now, to_act)
-            events = [
-                _table_event("player_joined", f"{name} sat down", seat, name=name),
-                {
-                    "kind": "seat_token",
-                    "text": "",
-                    "seat": seat,
-                    "data": {"sha256": digest},
-                    "to": [],
-                },
-            ]
-            if started:
-                events.append(_table_event("game_started", "every seat is taken: the game begins"))
-            record = MoveRecord(game.version + 1, seat, tables.JOIN, events, applied_at=now)
-            await self._append(game, record)
-            self._kick(game)
-            return self.snapshot(game, seat), seat, token
-
-    async def leave(self, game_id: str, seat_token: str | None) -> Snapshot:
-        """Give a seat back before the start: it opens again and its token stops working."""
-        async with self.locked(game_id) as game:
-            seat = self._seated(game, seat_token)
-            if self.outcome(game) is not None:
-                raise GameOver("the game is over")
-            if not game.table.waiting:
-                raise GameStarted("the game has started; resign instead")
-            name = game.table.seats[seat].name
-            game.table.leave(seat)
-            now = self.clock()
-            event = _table_event("player_left", f"{name} left; the seat is open again", seat)
-            record = MoveRecord(game.version + 1, seat, tables.LEAVE, [event], applied_at=now)
-            await self._append(game, record)
-            return self.snapshot(game, None)
-
-    async def resign(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, Turn]:
-        """Give up a seat in a game in progress (see Table.resign)."""
-        async with self.locked(game_id) as game:
-            seat = self._seated(game, seat_token)
-            if self.outcome(game) is not None:
-                raise GameOver("the game is over")
-            if game.table.waiting:
-                raise GameNotStarted("the game has not started; leave instead")
-            if game.table.seats[seat].state == tables.GIVEN_UP:
-                raise AlreadyGivenUp("this seat has already given up")
-            record = await self._give_up(game, seat, "resigned", ())
-            self._kick(game)
-            return self.snapshot(game, seat), self.turn_for(record, seat)
-
-    def _seated(self, game: LiveGame, seat_token: str | None) -> int:
-        seat = self._seat(game, seat_token)
-        if seat is None:
-            raise auth.MissingToken("this needs a seat token: authorization: Bearer <token>")
-        return seat
-
-    async def _give_up(
-        self, game: LiveGame, seat: int, why: str, extra: tuple[dict[str, Any], ...]
-    ) -> MoveRecord:
-        now = self.clock()
-        ended = game.table.resign(seat, now, game.record.players, why)
-        name = game.table.seats[seat].name or f"Seat {seat}"
-        events = [*extra, _table_event("resigned", f"{name} {why}", seat)]
-        if ended:
-            events.append(_table_event("game_over", "one side is left: it wins"))
-        else:
-            events.append(
-                _table_event("zombie", f"the service plays {name}'s seat from now on", seat)
-            )
-        record = MoveRecord(
-            game.version + 1, seat, tables.RESIGN, events, applied_at=now, finished=ended
-        )
-        await self._append(game, record)
-        return record
-
-    def _replay_table_entry(self, game: LiveGame, move: MoveRecord) -> None:
-        """Apply a logged table entry (see services.kit.table) to the live game."""
-        table, at, seat = game.table, move.applied_at, move.seat
-        data = {e["kind"]: e.get("data", {}) for e in move.events}
-        if move.move == tables.JOIN:
-            name = data["player_joined"]["name"]
-            table.join(seat, name, data["seat_token"]["sha256"], at, self.engine.to_act(game.state))
-        elif move.move == tables.LEAVE:
-            table.leave(seat)
-        elif move.move == tables.RESIGN:
-            why = "forfeited on time" if "timeout" in data else "resigned"
-            table.resign(seat, at, game.record.players, why)
-        elif move.move == tables.EXPIRE:
-            table.end(tables.EXPIRE, game.record.players)
-        elif move.move == tables.ABANDON:
-            table.end(tables.ABANDON, game.record.players)
-        else:
-            raise ValueError(f"unknown table entry {move.move!r}")
-
-    def _kick(self, game: LiveGame) -> None:
-        """Queue the game if a bot seat is to act: the service plays it, off this call."""
-        if game.table.bot_to_move() is None:
-            return
-        game_id = game.record.game_id
-        self.warm_bots()
-        if game_id not in self._queued:
-            self._queued.add(game_id)
-            self._bot_queue.append(game_id)
-        while len(self._bot_runners) < self.bot_games and len(self._bot_runners) < len(
-            self._bot_queue
-        ):
-            task = asyncio.get_running_loop().create_task(self._run_bots())
-            self._bot_runners.add(task)
-            task.add_done_callback(self._bot_runners.discard)
-            task.add_done_callback(_logged)
-
-    def warm_bots(self) -> None:
-        """Start the bot pool's workers now (the service does at start, unless told not
-        to; else the first bot seat does): a process start is a second or more, which no
-        bot's first move should wait for."""
-        if self._bots_warming is None and self.bots is not None and hasattr(self.bots, "warm"):
-            self._bots_warming = asyncio.get_running_loop().create_task(self.bots.warm())
-            self._bots_warming.add_done_callback(_logged)
-
-    async def _run_bots(self) -> None:
-        """Take games from the queue in turn: one bot decision each, then to the back."""
-        while self._bot_queue:
-            game_id = self._bot_queue.popleft()
-            self._queued.discard(game_id)
-            try:
-                again = await self._one_bot_move(game_id)
-            except Exception as exc:  # the next entry or the clock's sweep tries again
-                _log.warning("bot_move_failed", game_id=game_id, error=repr(exc))
-                again = False
-            if again and game_id not in self._queued:
-                self._queued.add(game_id)
-                self._bot_queue.append(game_id)
-            await asyncio.sleep(0)
-
-    async def _one_bot_move(self, game_id: str) -> bool:
-        """One bot decision on the game, if one is due; whether another follows."""
-        async with self.locked(game_id) as game:
-            if self.outcome(game) is not None:
-                return False
-            seat = game.table.bot_to_move()
-            if seat is None:
-                return False
-            await self._bot_move(game, seat, ())
-            if self.outcome(game) is not None:
-                return False
-            return game.table.bot_to_move() is not None
-
-    async def _bot_move(self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...]) -> None:
-        """The bot's move for ``seat`` (lock held), logged as that seat's move.
-
-        With a bot pool the level's search runs in a worker process, so the event loop
-        and every other game go on; this game waits for it (its lock is held, so no
-        other entry can slip in between the decision and its append). Without one (tests,
-        tools), or if the search fails, a uniformly random legal move: a bot never stalls
-        a game.
-        """
-        level = game.table.seats[seat].level
-        moves = self.engine.legal_moves(game.state, seat)
-        move = moves[0] if len(moves) == 1 else None
-        if move is None and self.bots is not None:
-            try:
-                text = await self.bots.decide(
-                    self.game_type, game.state, seat, level, players=game.record.players
-                )
-                move = self.engine.parse_move(text)
-            except Exception as exc:
-                _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))
-                move = None
-            if move is not None and move not in moves:
-                _log.warning("bot_move_not_legal", seat=seat, level=level)
-                move = None
-        if move is None:
-            move = self._bot_rng.choice(moves)
-        event = _table_event(
-            "bot_move", f"the {level} bot moved for seat {seat}", seat, level=level
-        )
-        await self._apply_move(game, seat, move, extra=(*extra, event))
-
-    async def settle(self) -> None:
-        """Wait until no bot of this service has a move to make (tests)."""
-        while self._bot_runners:
-            await asyncio.gather(*list(self._bot_runners), return_exceptions=True)
-
-    async def sweep(self, limit: int = 100) -> int:
-        """Act on every game due now: deadlines passed, bots to move after a restart,
-        waiting tables expired, games abandoned. The number of entries logged."""
-        now = self.clock()
-        try:
-            due = await self.store.due(
-                self.game_type,
-                now,
-                waiting_ttl=self.waiting_ttl,
-                idle_seconds=self.idle_seconds,
-                limit=limit,
-            )
-        except StoreError as exc:
-            raise Unavailable(f"the store is unavailable: {exc}") from exc
-        done = 0
-        for game_id in due:
-            try:
-                done += await self.fire(game_id)
-            except (StaleVersion, Unavailable, GameCorrupt, GameNotFound) as exc:
-                # Another replica fired first, or the store is down: the next sweep sees.
-                _log.info("sweep_skipped", game_id=game_id, why=str(exc))
-        return done
-
-    async def fire(self, game_id: str) -> int:
-        """Whatever is due on one game now, at most one entry; 1 if one was logged."""
-        async with self.locked(game_id) as game:
-            if self.outcome(game) is not None:
-                return 0
-            now = self.clock()
-            table, players = game.table, game.record.players
-            if table.waiting:
-                if not self.waiting_ttl or game.record.created_at > now - self.waiting_ttl:
-                    return 0
-                entry, kind = tables.EXPIRE, "table_expired"
-            elif (seat := table.overdue(now)) is not None:
-                timeout = _table_event("timeout", f"seat {seat} ran out of time", seat)
-                if table.plan.clock is not None and table.plan.clock.forfeit:
-                    await self._give_up(game, seat, "forfeited on time", (timeout,))
-                else:
-                    await self._bot_move(game, seat, (timeout,))
-                self._kick(game)
-                return 1
-            elif (seat := table.bot_to_move()) is not None:
-                await self._bot_move(game, seat, ())
-                self._kick(game)
-                return 1
-            elif (
-                table.plan.clock is None
-                and self.idle_seconds
-                and game.updated_at <= now - self.idle_seconds
-            ):
-                entry, kind = tables.ABANDON, "game_abandoned"
-            else:
-                return 0
-            table.end(entry, players)
-            event = _table_event(kind, tables.ENDINGS[entry][1])
-            record = MoveRecord(
-                game.version + 1, tables.SERVICE_SEAT, entry, [event], applied_at=now, finished=True
-            )
-            await self._append(game, record)
-            return 1
-
-    async def list_games(self, **filters: Any) -> tuple[list[GameRecord], int]:
-        """A page of the lobby and how many tables are waiting."""
-        try:
-            games = await self.store.list_games(self.game_type, **filters)
-            waiting = await self.store.count_waiting(self.game_type)
-        except StoreError as exc:
-            raise Unavailable(f"the store is unavailable: {exc}") from exc
-        return games, waiting
-
     async def _previous(self, game: LiveGame, request_id: str, seat: int, move: Any) -> Turn:
         version = game.requests[request_id]
         earlier = next((m for m in game.recent if m.version == version), None)
@@ -1026,6 +712,8 @@ class GameManager:
         game.recent.append(record)
         self._notify(game, record)
 
+    # --- other replicas' moves, and retention -----------------------------------------
+
     async def catch_up(self, game_id: str, version: int | None = None) -> None:
         """Apply moves another replica logged (a shared store told us of them)."""
         game = self._live.get(game_id)
@@ -1041,114 +729,6 @@ class GameManager:
         for record in await self._moves(game.record.game_id, game.version, None):
             await self._replay(game, [record])
             self._notify(game, record)
-
-    # --- watching ---------------------------------------------------------------------
-
-    _closing: str | None = None  # why every stream was ended (set once, by a drain)
-
-    def _notify(self, game: LiveGame, record: MoveRecord) -> None:
-        """Queue the new turn, and the view at this version, for every watcher.
-
-        Views are built here, with the lock held, so each is the view at exactly this
-        version; one per seat watching, shared by that seat's watchers.
-        """
-        if not game.watchers:
-            return
-        snapshots: dict[int | None, Snapshot] = {}
-        for watcher in list(game.watchers):
-            if watcher.closed:
-                continue
-            if watcher.seat not in snapshots:
-                snapshots[watcher.seat] = self.snapshot(game, watcher.seat)
-            if len(watcher.pending) >= watcher.limit:
-                self._close_watcher(
-                    watcher,
-                    WatcherTooSlow(
-                        "this watcher fell too far behind; resume from the last version seen",
-                        version=record.version - 1,
-                        limit="watch_queue_limit",
-                    ),
-                )
-                game.watchers.remove(watcher)
-                continue
-            if watcher.pending:
-                # Only the newest pending update keeps its view: a slow watcher pins
-                # one view, not one per move it is behind.
-                watcher.pending[-1] = (watcher.pending[-1][0], None)
-            watcher.pending.append((record, snapshots[watcher.seat]))
-            watcher.wake.set()
-
-    def _close_watcher(self, watcher: _Watcher, error: BaseException) -> None:
-        watcher.closed = True
-        watcher.error = error
-        watcher.wake.set()
-
-    async def watch(
-        self, game_id: str, seat_token: str | None, from_version: int | None
-    ) -> AsyncGenerator[WatchItem, None]:
-        """The view now (``from_version`` None), or the turns after ``from_version``; then
-        every new turn."""
-        async with self.locked(game_id) as game:
-            if self._closing is not None:
-                # Admitted before the drain began, here after close_watchers ran.
-                raise self._closed_error(from_version)
-            seat = self._seat(game, seat_token)
-            if from_version is not None and from_version > game.version:
-                await self._follow(game)  # seen on another replica: read the log first
-            if from_version is not None and not 0 <= from_version <= game.version:
-                raise VersionOutOfRange(f"from_version must be 0..{game.version}")
-            snap = self.snapshot(game, seat)
-            backlog: list[WatchItem] = []
-            if from_version is not None and from_version < game.version:
-                missed = [m for m in game.recent if m.version > from_version]
-                if not missed or missed[0].version != from_version + 1:
-                    # No further than the live version: a shared log may already hold
-                    # moves of another replica, which _follow queues when it hears of them.
-                    missed = await self._moves(game_id, from_version, game.version - from_version)
-                backlog = [WatchItem(self.turn_for(m, seat), None) for m in missed]
-                backlog[-1] = WatchItem(backlog[-1].turn, snap)
-            else:
-                backlog = [WatchItem(None, snap)]
-            watcher = _Watcher(seat, self.watch_queue_limit)
-            game.watchers.append(watcher)
-        return self._stream(game, watcher, backlog)
-
-    async def _stream(
-        self, game: LiveGame, watcher: _Watcher, backlog: list[WatchItem]
-    ) -> AsyncGenerator[WatchItem, None]:
-        try:
-            for item in backlog:
-                yield item
-            while True:
-                if watcher.pending:
-                    record, snap = watcher.pending.popleft()
-                    yield WatchItem(self.turn_for(record, watcher.seat), snap)
-                    continue
-                if watcher.error is not None:
-                    raise watcher.error
-                watcher.wake.clear()
-                await watcher.wake.wait()
-        finally:
-            watcher.closed = True
-            if watcher in game.watchers:
-                game.watchers.remove(watcher)
-
-    def close_watchers(self, message: str) -> None:
-        """End every stream, and refuse those still on their way in (the service is
-        draining): UNAVAILABLE with the version to resume from, once what is pending is
-        sent. Clients resume elsewhere."""
-        self._closing = message
-        for game in self._live.values():
-            for watcher in game.watchers:
-                self._close_watcher(watcher, self._closed_error(game.version))
-            game.watchers.clear()
-
-    def _closed_error(self, version: int | None) -> Unavailable:
-        if version is None:
-            return Unavailable(f"{self._closing}; watch again", draining="true")
-        return Unavailable(
-            f"{self._closing}; resume from version {version}", draining="true", version=version
-        )
 
     @property
     def live_count(self) -> int:

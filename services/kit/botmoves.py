@@ -1,0 +1,117 @@
+"""Bot turns: the service's moves for bot seats, given-up seats and seats out of time.
+
+A game with a bot to move is queued (:class:`services.kit.roundrobin.RoundRobin`) and
+served in turn, one decision each, off the call that made it due: a table of bots
+playing a long game does not hold up the bot of a table with people at it. A bot's move
+is an ordinary move through the same versioned append. Part of
+:class:`services.kit.games.GameManager` (see :mod:`services.kit.manager`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from services.kit.manager import Manager
+from services.kit.roundrobin import RoundRobin
+from services.kit.seats import table_event
+
+if TYPE_CHECKING:
+    from services.kit.games import LiveGame
+
+_log = structlog.get_logger("games")
+
+
+def _logged(task: asyncio.Task[Any]) -> None:
+    """A bot task's failure is logged (the next call or sweep retries the game)."""
+    if not task.cancelled() and task.exception() is not None:
+        _log.warning("bot_move_failed", error=repr(task.exception()))
+
+
+class BotMoves(Manager):
+    """Bot turns: part of the game manager."""
+
+    def _init_bots(self, bots: Any, bot_games: int) -> None:
+        """The bot state, set by the manager's constructor."""
+        self._bot_rng = random.Random()  # bot choices are logged, so need no seed
+        # Plays bot seats at their level (services.kit.bots.pool.BotPool); None: random.
+        self.bots = bots
+        # Games with a bot to move, served in turn, one decision each: a table of bots
+        # playing a long game does not hold up the bot of a table with people at it.
+        # ``bot_games`` runners take turns from the queue (as many as searches may run
+        # at once), so bots cannot take the whole process from the people on it.
+        self.bot_games = max(1, bot_games)
+        self._bot_turns: RoundRobin[str] = RoundRobin(self._bot_turn, self.bot_games, _logged)
+        self._bots_warming: asyncio.Task[None] | None = None
+
+    def _kick(self, game: LiveGame) -> None:
+        """Queue the game if a bot seat is to act: the service plays it, off this call."""
+        if game.table.bot_to_move() is None:
+            return
+        self.warm_bots()
+        self._bot_turns.add(game.record.game_id)
+
+    def warm_bots(self) -> None:
+        """Start the bot pool's workers now (the service does at start, unless told not
+        to; else the first bot seat does): a process start is a second or more, which no
+        bot's first move should wait for."""
+        if self._bots_warming is None and self.bots is not None and hasattr(self.bots, "warm"):
+            self._bots_warming = asyncio.get_running_loop().create_task(self.bots.warm())
+            self._bots_warming.add_done_callback(_logged)
+
+    async def _bot_turn(self, game_id: str) -> bool:
+        """A turn from the queue: one bot decision; whether the game goes to the back."""
+        try:
+            return await self._one_bot_move(game_id)
+        except Exception as exc:  # the next entry or the clock's sweep tries again
+            _log.warning("bot_move_failed", game_id=game_id, error=repr(exc))
+            return False
+
+    async def _one_bot_move(self, game_id: str) -> bool:
+        """One bot decision on the game, if one is due; whether another follows."""
+        async with self.locked(game_id) as game:
+            if self.outcome(game) is not None:
+                return False
+            seat = game.table.bot_to_move()
+            if seat is None:
+                return False
+            await self._bot_move(game, seat, ())
+            if self.outcome(game) is not None:
+                return False
+            return game.table.bot_to_move() is not None
+
+    async def _bot_move(self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...]) -> None:
+        """The bot's move for ``seat`` (lock held), logged as that seat's move.
+
+        With a bot pool the level's search runs in a worker process, so the event loop
+        and every other game go on; this game waits for it (its lock is held, so no
+        other entry can slip in between the decision and its append). Without one (tests,
+        tools), or if the search fails, a uniformly random legal move: a bot never stalls
+        a game.
+        """
+        level = game.table.seats[seat].level
+        moves = self.engine.legal_moves(game.state, seat)
+        move = moves[0] if len(moves) == 1 else None
+        if move is None and self.bots is not None:
+            try:
+                text = await self.bots.decide(
+                    self.game_type, game.state, seat, level, players=game.record.players
+                )
+                move = self.engine.parse_move(text)
+            except Exception as exc:
+                _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))
+                move = None
+            if move is not None and move not in moves:
+                _log.warning("bot_move_not_legal", seat=seat, level=level)
+                move = None
+        if move is None:
+            move = self._bot_rng.choice(moves)
+        event = table_event("bot_move", f"the {level} bot moved for seat {seat}", seat, level=level)
+        await self._apply_move(game, seat, move, extra=(*extra, event))
+
+    async def settle(self) -> None:
+        """Wait until no bot of this service has a move to make (tests)."""
+        await self._bot_turns.settle()
