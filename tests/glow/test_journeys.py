@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from services.glow import engine
-from services.kit.engine import IllegalMove
+from services.glow.engine.content import ARCHIPELAGO, PROVINCE
+from services.glow.engine.moves import FOOT, FREE, USE_DIE, Go, Sail
+from services.kit.engine import IllegalMove, MalformedMove
 from services.kit.testing import assert_refused_unchanged
 
 from .helpers import at_afternoon, give, legal, own_die, play, started
@@ -180,3 +182,49 @@ def test_journey_refusals() -> None:
     assert exc.rule == "The Province of Shadows journey"
     exc = assert_refused_unchanged(engine, state, 0, engine.parse_move("lose 3"), IllegalMove)
     assert exc.rule == "The Province of Shadows journey"
+
+
+# ---- spots and islands past the board: malformed, like any argument out of range --------
+
+
+def test_a_spot_past_the_province_of_shadows_is_refused_as_malformed() -> None:
+    """The text form takes spots 0-999; the Province has 61 (0-60). A spot past it is
+    malformed with a message naming it, at a journey decision and at any other step, and
+    the state is unchanged; a spot on the board the company cannot reach stays illegal."""
+    last = len(PROVINCE.spots) - 1
+    assert last == 60
+    journey, _, _ = _company(45, ["nature", "nature", "fire"])
+    elsewhere = started(9, 2)  # choosing adventurers: no journey now
+    seat = engine.to_act(elsewhere)[0]
+    for state, who in ((journey, 0), (elsewhere, seat)):
+        for spot in (last + 1, 99, 500, 999):
+            for pay in (FREE, USE_DIE, FOOT):
+                exc = assert_refused_unchanged(engine, state, who, Go(spot, pay), MalformedMove)
+                assert str(exc) == f"spot {spot} is not on The Province of Shadows (spots 0-60)"
+        # Control: spots on the board are read by the rules, and refused as illegal.
+        exc = assert_refused_unchanged(engine, state, who, Go(3, USE_DIE), IllegalMove)
+        assert "not on" not in exc.message
+    exc = assert_refused_unchanged(engine, journey, 0, Go(last, FREE), IllegalMove)
+    assert "not next to the company" in exc.message
+
+
+def test_an_island_past_the_archipelago_of_darkness_is_refused_as_malformed() -> None:
+    """Islands 0-11: either end of a sail past them is malformed, on either board, with
+    the state unchanged; control: a sail between islands of the board stays illegal."""
+    last = len(ARCHIPELAGO.islands) - 1
+    assert last == 11
+    sailing, _ = _boats(["air", "water", "air"], footprints=1)
+    province, _, _ = _company(45, ["nature", "nature", "fire"])
+    for state in (sailing, province):
+        for move, island in (
+            (Sail(0, last + 1), last + 1),
+            (Sail(last + 1, 1), last + 1),
+            (Sail(50, 3), 50),
+            (Sail(0, 999), 999),
+        ):
+            exc = assert_refused_unchanged(engine, state, 0, move, MalformedMove)
+            assert str(exc) == (
+                f"island {island} is not on The Archipelago of Darkness (islands 0-11)"
+            )
+        exc = assert_refused_unchanged(engine, state, 0, Sail(0, 10), IllegalMove)
+        assert "not on" not in exc.message

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, cast
 
-from services.kit.engine import Event, Outcome
+from services.kit.engine import Event, MalformedMove, Outcome
 from services.kit.kernel import Decision, Explainer
 
 from . import rulebook
@@ -150,6 +150,7 @@ def _offered_first(decision: Decision) -> Explainer:
     explain = decision.explain
 
     def why(state: State, seat: int, move: GlowMove) -> tuple[str, str] | str:
+        _check_board(move)
         if move.WORD not in _offered(state, seat):
             return out_of_step(state, seat, move)
         if explain is None:  # every move of a kind without fields is listed when offered
@@ -227,8 +228,18 @@ _STAGE_RULES = {
 }
 
 
+def _check_board(move: GlowMove) -> None:
+    """A spot or island past the journey board is malformed at any step, before any rule
+    reads it (a move the rules allow is on the board: only a refusal needs the check)."""
+    problem = journey.off_board(move)
+    if problem is not None:
+        raise MalformedMove(problem)
+
+
 def out_of_step(state: State, seat: int, move: GlowMove) -> tuple[str, str]:
-    """The rule of the seat's stage, and the kinds of move it may make instead."""
+    """The rule of the seat's stage, and the kinds of move it may make instead (a spot or
+    island past the board is malformed first)."""
+    _check_board(move)
     stage = state.players[seat].stage
     if stage == JOURNEY:
         if state.options.board == "province":

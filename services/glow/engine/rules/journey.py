@@ -37,6 +37,23 @@ def _province(state: State) -> bool:
     return state.options.board == "province"
 
 
+def off_board(move: object) -> str | None:
+    """Why a spot or island of ``move`` is on no side of the journey board, or None.
+
+    Its text form takes any number 0-999 (the board decides the rest), so only the board
+    can tell 99 from a spot: such a move is malformed, as any argument out of range is.
+    """
+    if isinstance(move, Go) and move.spot >= len(PROVINCE.spots):
+        last = len(PROVINCE.spots) - 1
+        return f"spot {move.spot} is not on {PROVINCE.title} (spots 0-{last})"
+    if isinstance(move, Sail):
+        last = len(ARCHIPELAGO.islands) - 1
+        for island in (move.from_island, move.to_island):
+            if island > last:
+                return f"island {island} is not on {ARCHIPELAGO.title} (islands 0-{last})"
+    return None
+
+
 def _check_done(state: State, player: Player) -> None:
     """A seat with nothing left but "end" has finished its journey."""
     if player.stage != JOURNEY:
