@@ -16,12 +16,15 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import grpc
+import structlog
 from google.protobuf import descriptor_pool
 
 from gateway.backends import Backend, Backends
 from services.kit import status
 from services.kit.limits import client_of
 from services.kit.metrics import SERVER_STREAM, UNARY, CallMetrics, RpcMetrics
+
+_log = structlog.get_logger("router")
 
 # Connection-level and reserved headers; gRPC sets its own on the upstream call.
 _HOP_HEADERS = frozenset(
@@ -180,8 +183,15 @@ async def _relay_error(
         grpc.StatusCode.RESOURCE_EXHAUSTED: "LIMIT_REACHED",
     }.get(code, "UPSTREAM_ERROR")
     message = error.details() or code.name.lower()
-    if reason == "BACKEND_UNAVAILABLE":
-        message = f"the game service is unavailable: {message}"
+    if reason in ("BACKEND_UNAVAILABLE", "UPSTREAM_ERROR"):
+        # gRPC's own text for these names the backend's address (and its resolver's or
+        # socket's errors): for the operator's log only, as the catalog keeps addresses.
+        _log.info("upstream_failed", code=code.name, detail=message)
+        message = (
+            "the game service is unavailable; retry later"
+            if reason == "BACKEND_UNAVAILABLE"
+            else f"the game service failed ({code.name})"
+        )
     await status.abort(context, status.status_for(code, message, reason))
 
 

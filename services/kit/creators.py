@@ -72,14 +72,19 @@ def parse_keys(text: str, default_games: int) -> dict[str, AppKey]:
 
 
 def load_keys(inline: str, file: str, default_games: int) -> dict[str, AppKey]:
-    """The keys of ``TABLETOP_CREATE_KEYS`` and of the file ``TABLETOP_CREATE_KEYS_FILE``."""
+    """The keys of ``TABLETOP_CREATE_KEYS`` and of the file ``TABLETOP_CREATE_KEYS_FILE``.
+    Either one set without a single entry is an error: read as "no keys", it would let
+    anyone create games (a Secret mounted empty, every entry commented out)."""
     text = inline
     if file:
         try:
             text += "\n" + Path(file).read_text(encoding="utf-8")
         except OSError as exc:
             raise KeyConfigError(f"cannot read {file}: {exc.strerror}") from None
-    return parse_keys(text, default_games)
+    keys = parse_keys(text, default_games)
+    if not keys and (file or inline.strip()):
+        raise KeyConfigError(f"no key entries in {file or 'the variable'}")
+    return keys
 
 
 class Creators:

@@ -94,6 +94,32 @@ async def test_with_several_backends_the_stopped_one_is_skipped(tmp_path):
                     two.popen.send_signal(signal.SIGCONT)
 
 
+async def test_a_backend_lost_between_health_checks_is_refused_without_its_address(tmp_path):
+    """Killed after its last health check: the call is forwarded and gRPC's own error
+    names the backend's address; the caller gets UNAVAILABLE with a reason and a message
+    of the gateway's, never that text (backend addresses are for operators only)."""
+    with running(f"services.{NAME}", env(tmp_path, "lost"), tmp_path / "svc.log") as svc:
+        async with gateway_in_process({NAME: [svc.address]}) as (port, gateway):
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                client = GameClient(NAME, channel)
+                game = await client.create(2)
+                svc.popen.send_signal(signal.SIGKILL)
+                svc.popen.wait(10)
+                assert not gateway.backends.get(SERVICE).known_down  # not checked since
+                # Control: gRPC's text for this failure names the address.
+                async with grpc.aio.insecure_channel(svc.address) as direct:
+                    _, core = await timed(GameClient(NAME, direct).get(game.game_id))
+                assert isinstance(core, grpc.aio.AioRpcError)
+                assert svc.address.rpartition(":")[2] in (core.details() or "")
+                for _ in range(3):  # a reset connection, then a refused one
+                    _, result = await timed(client.get(game.game_id))
+                    assert isinstance(result, grpc.aio.AioRpcError), result
+                    assert result.code() == grpc.StatusCode.UNAVAILABLE
+                    assert error_info(result).reason == "BACKEND_UNAVAILABLE"
+                    text = (result.details() or "") + str(error_info(result))
+                    assert svc.address.rpartition(":")[2] not in text, text
+
+
 def test_until_health_is_known_every_channel_is_used():
     channels = [object(), object()]
     backend = Backend(SERVICE, ("a:1", "b:2"), channels)  # type: ignore[arg-type]

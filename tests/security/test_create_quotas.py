@@ -148,6 +148,15 @@ def test_key_entries_from_the_environment_and_a_file(tmp_path):
             parse_keys(bad, 1)
     with pytest.raises(KeyConfigError, match="cannot read"):
         load_keys("", str(tmp_path / "missing"), 1)
+    # Keys asked for but none given (a Secret mounted empty, every entry commented out):
+    # refused, never read as "no keys", which lets anyone create games.
+    empty = tmp_path / "empty"
+    for inline, file_text in [("", ""), ("", "# web:...\n"), ("# cli", None), (" , ", None)]:
+        if file_text is not None:
+            empty.write_text(file_text)
+        with pytest.raises(KeyConfigError, match="no key entries"):
+            load_keys(inline, str(empty) if file_text is not None else "", 1)
+    assert load_keys("", "", 1) == {}  # control: keys not asked for, none required
 
 
 def test_settings_build_the_policy_and_a_bad_entry_exits_with_one_line():

@@ -209,7 +209,8 @@ def check(conn: sqlite3.Connection, path: Path) -> None:
             f"sqlite file {path} is corrupt ({exc}); restore it from a backup"
         ) from None
     if rows != [("ok",)]:
-        first = rows[0][0] if rows else "no answer"
+        # One line: SQLite writes some problems over several ("*** in database main ***").
+        first = " ".join(str(rows[0][0]).split()) if rows else "no answer"
         raise StoreCorrupt(
             f"sqlite file {path} fails PRAGMA quick_check ({len(rows)} problems; first: "
             f"{first}); restore it from a backup"
