@@ -23,6 +23,8 @@ Tables (open seats, bots, clocks) and the lobby:
 
 It talks to the gateway (127.0.0.1:50051) unless --target names a service directly;
 TABLETOP_TARGET sets the default; --token can come from TABLETOP_TOKEN (--token wins).
+Where the service requires application keys, create and bot send --key (or TABLETOP_KEY)
+with CreateGame, and nothing else: the key only creates, a seat token plays.
 It only uses the protos: what it does, any client can. A refused call prints its status,
 its reason (ErrorInfo) and its message, and exits 1.
 """
@@ -187,7 +189,9 @@ def main(argv: list[str] | None = None) -> None:
         return p
 
     option_help = "a game option as key=value (repeatable), e.g. --option board=BOARD_ARCHIPELAGO"
+    key_help = "the application key CreateGame needs where keys are set (default: TABLETOP_KEY)"
     p = game_command("create", "create a game", game_id=False)
+    p.add_argument("--key", default=os.environ.get("TABLETOP_KEY"), help=key_help)
     p.add_argument("--players", type=int, default=0, help="0: the fewest the game allows")
     p.add_argument("--option", action="append", default=[], help=option_help)
     p.add_argument("--seed", type=int, default=None, help="only where the service allows it")
@@ -288,6 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--as-seat", default=None, help=as_seat_help)
     game_command("history", "the moves so far")
     p = game_command("bot", "play random legal moves to the end", game_id=False)
+    p.add_argument("--key", default=os.environ.get("TABLETOP_KEY"), help=key_help)
     p.add_argument("game", nargs="?", default=None, help="game id (none: a new game, all seats)")
     p.add_argument("--players", type=int, default=0, help="0: the fewest the game allows")
     p.add_argument("--option", action="append", default=[], help=option_help)

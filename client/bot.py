@@ -47,7 +47,7 @@ def cmd_bot(game: Game, args: argparse.Namespace) -> None:
         seating: dict[str, Any] = {"players": args.players}
         if args.level is not None:
             seating = bot_table(game, args)
-        created = game.call("CreateGame", options=chosen, **seating)
+        created = game.call("CreateGame", args.key, options=chosen, **seating)
         game_id = created.game.game_id
         tokens = {t.seat: t.token for t in created.seat_tokens}
         print(f"game {game_id}")

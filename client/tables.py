@@ -110,7 +110,7 @@ def cmd_create(game: Game, args: argparse.Namespace) -> None:
         control = time_control(args)
         if control is not None:
             fields["time_control"] = control
-    reply = game.call("CreateGame", **fields)
+    reply = game.call("CreateGame", args.key, **fields)
     print(f"game {reply.game.game_id}")
     for token in reply.seat_tokens:
         print(f"  seat {token.seat} ({token.name}): {token.token}")

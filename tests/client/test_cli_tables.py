@@ -72,17 +72,24 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
 
 
 def cli(
-    stack: Stack, *argv: str, token: str | None = None, stdin: str = "", timeout: float = 60
+    stack: Stack,
+    *argv: str,
+    token: str | None = None,
+    stdin: str = "",
+    timeout: float = 60,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
-    """``python -m client`` through the gateway; ``token`` goes in TABLETOP_TOKEN."""
-    env = {k: v for k, v in os.environ.items() if k != "TABLETOP_TOKEN"}
-    env["TABLETOP_TARGET"] = stack.gateway.address
+    """``python -m client`` through the gateway; ``token`` goes in TABLETOP_TOKEN, ``env``
+    adds to the environment."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("TABLETOP_TOKEN", "TABLETOP_KEY")}
+    environ["TABLETOP_TARGET"] = stack.gateway.address
     if token is not None:
-        env["TABLETOP_TOKEN"] = token
+        environ["TABLETOP_TOKEN"] = token
+    environ.update(env or {})
     done = subprocess.run(
         [sys.executable, "-m", "client", *argv],
         cwd=ROOT,
-        env=env,
+        env=environ,
         input=stdin,
         capture_output=True,
         text=True,
