@@ -12,6 +12,15 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from services.kit.metrics import RpcMetrics, process_registry
 
+# The limits a gateway refuses calls by (services.kit.limits, services.kit.overload).
+LIMITS = (
+    "rate_per_client",
+    "streams_per_client",
+    "auth_failures",
+    "max_message_bytes",
+    "max_concurrent_calls",
+)
+
 
 class GatewayMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -30,3 +39,7 @@ class GatewayMetrics:
             ["limit"],
             registry=self.registry,
         )
+        # Every limit the gateway applies has its series from the start, at 0: the family
+        # is never empty, and rate() sees the first refusal.
+        for limit in LIMITS:
+            self.limited.labels(limit)

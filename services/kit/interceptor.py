@@ -86,8 +86,9 @@ def code_of(
 class _CountingContext:
     """The servicer context as a reader/writer handler sees it, counting messages.
 
-    Handed only to handlers that call ``context.write`` or ``context.read`` themselves;
-    everything else is the real context's.
+    Handed only to handlers that may call ``context.write`` or ``context.read``
+    themselves (reader/writer streams, streamed requests); everything else is the real
+    context's.
     """
 
     __slots__ = ("_call", "_context")
@@ -242,7 +243,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 tickets: list[tuple[Guard, Any]] = []
                 try:
                     await begin(request, context, tickets)
-                    response = inner(request_of(request), context)
+                    # A streamed request may be read with context.read: count those too.
+                    handed = _CountingContext(context, call) if request_streaming else context
+                    response = inner(request_of(request), handed)
                     if inspect.isawaitable(response):
                         response = await response
                     if response is not None:

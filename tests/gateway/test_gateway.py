@@ -9,9 +9,11 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from prometheus_client import CollectorRegistry, Counter
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
 from client.api import FINISHED, GameClient
+from gateway.metrics import LIMITS as GATEWAY_LIMITS
 from services import registry
 from services.kit.limits import Limits
 from services.kit.status import error_info
@@ -265,6 +267,33 @@ async def test_gateway_metrics_count_calls_by_service_method_and_code(stack):
     assert not [
         m for m in gateway.registry.collect() for s in m.samples if "service" in s.labels
     ], "no label is named service"
+
+
+def empty_families(registry_) -> list[str]:
+    """Families a scrape would show with a HELP and TYPE line and no series."""
+    return [m.name for m in registry_.collect() if not m.samples]
+
+
+async def test_after_one_call_the_gateway_exposes_no_empty_family(stack):
+    _, gateway, channel = stack
+    client = GameClient(GAMES[0], channel)
+    with pytest.raises(grpc.aio.AioRpcError):
+        await client.get("nope")
+    await eventually(lambda: not empty_families(gateway.registry))
+    # Every limit the gateway applies is a series from the start, at 0 until one refuses.
+    limits = {
+        s.labels["limit"]: s.value
+        for m in gateway.registry.collect()
+        for s in m.samples
+        if s.name == "tabletop_gateway_limited_total"
+    }
+    assert set(limits) == set(GATEWAY_LIMITS) and not any(limits.values()), limits
+
+
+def test_control_a_labelled_family_never_used_is_seen_empty():
+    registry_ = CollectorRegistry()
+    Counter("tabletop_control_limited", "never incremented", ["limit"], registry=registry_)
+    assert empty_families(registry_) == ["tabletop_control_limited"]
 
 
 async def test_an_unrouted_service_is_unimplemented():
