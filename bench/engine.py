@@ -22,8 +22,14 @@ BUCKET = 10  # decisions per point of the cost-by-move-number curve
 # Options random play sets explicitly, by game (the Options fields; the proto's have the
 # same names). Shén's rulebook has no end for a position nobody can change any more,
 # which random players reach in about one game in 50 to 200 with 4 or more players: they
-# play under its opt-in round limit, a house rule (services/shen/README.md).
-RANDOM_PLAY_OPTIONS: dict[str, dict[str, Any]] = {"shen": {"round_limit": 40}}
+# play under its opt-in round limit, a house rule (services/shen/README.md). Res Arcana
+# Duo's random games have always reached the victory points, but its rulebook has no end
+# for one that never does: they play under its opt-in round limit too
+# (services/resarcana/README.md).
+RANDOM_PLAY_OPTIONS: dict[str, dict[str, Any]] = {
+    "shen": {"round_limit": 40},
+    "resarcana": {"round_limit": 20},
+}
 
 
 @dataclass

@@ -17,7 +17,12 @@ from client.tables import LEVELS
 # What the bots set on a game they create unless --option does. Shén's rulebook has no end
 # for a position nobody can change any more, which random players reach in about one game
 # in 50 to 200 with 4 or more: its bots play under the opt-in round limit (a house rule).
-BOT_OPTIONS: dict[str, dict[str, Any]] = {"shen": {"round_limit": 40}}
+# Res Arcana Duo's rulebook has no end for a game nobody brings to the victory points:
+# its bots play under its opt-in round limit too.
+BOT_OPTIONS: dict[str, dict[str, Any]] = {
+    "shen": {"round_limit": 40},
+    "resarcana": {"round_limit": 20},
+}
 
 
 def bot_table(game: Game, args: argparse.Namespace) -> dict[str, Any]:

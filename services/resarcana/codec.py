@@ -115,7 +115,8 @@ def options_from_proto(message: pb.Options) -> engine.Options:
     first = message.first_player if message.HasField("first_player") else -1
     if first not in (-1, 0, 1):
         raise BadOptions("first_player must be 0 or 1 (or unset: the draw decides)")
-    limit = message.round_limit if message.HasField("round_limit") else 20
+    # Unset: the engine's default, no round limit (a house rule, opt-in).
+    limit = message.round_limit if message.HasField("round_limit") else engine.Options().round_limit
     if limit < 0:
         raise BadOptions("round_limit must be 0 (none) or more")
     return engine.Options(

@@ -3,9 +3,11 @@ use a power, pass; the turn order; 3. Victory and the next round."""
 
 from __future__ import annotations
 
+import random
+
 import services.resarcana.engine as E
 from services.kit.engine import GameOver, IllegalMove, NotYourDecision
-from services.kit.testing import assert_refused_unchanged
+from services.kit.testing import assert_refused_unchanged, choose
 from services.resarcana.engine.state import ACTIONS, COLLECT, OVER
 from tests.resarcana.helpers import (
     ANNE,
@@ -322,3 +324,36 @@ def test_round_limit_ends_the_game_with_the_usual_order() -> None:
     result = E.outcome(state)
     assert result is not None and result.reason == "ROUND_LIMIT_MOST_VICTORY_POINTS"
     assert result.winners == (ANNE,) and result.scores == (2, 0)
+
+
+def test_if_neither_has_the_victory_points_a_new_round_begins_past_round_20_until_one_has() -> None:
+    # "If at least one of you has 10 or more victory points, the game ends ... If neither
+    # of you has ..., begin a new round": nothing else ends a default game (no round limit).
+    state = action_state(tableaus=(["dark-temple"], []))
+    assert state.options.round_limit == 0
+    state.round = 20
+    play(state, ANNE, "pass", "item alchemy")
+    play(state, BOB, "pass", "item research")
+    assert E.outcome(state) is None
+    assert state.round == 21 and state.phase in (COLLECT, ACTIONS)
+    # Played on at random (seeded), it ends at a victory check where a player has the
+    # target: the first game's 7 VP.
+    rng = random.Random(20)
+    for _ in range(20_000):
+        if E.outcome(state) is not None:
+            break
+        seat, move = choose(E, state, rng)
+        E.apply(state, seat, move)
+    result = E.outcome(state)
+    assert result is not None and state.round > 21
+    assert not result.reason.startswith("ROUND_LIMIT") and max(result.scores) >= 7
+    assert result.details[0].startswith(f"end of round {state.round}: ")
+    # Control: the house rule (round_limit 20) ends the same position at round 20's check.
+    limited = action_state(tableaus=(["dark-temple"], []))
+    limited.options = E.Options(setup="first_game", first_player=ANNE, round_limit=20)
+    limited.round = 20
+    play(limited, ANNE, "pass", "item alchemy")
+    play(limited, BOB, "pass", "item research")
+    ended = E.outcome(limited)
+    assert ended is not None and ended.reason == "ROUND_LIMIT_MOST_VICTORY_POINTS"
+    assert limited.round == 20 and ended.scores == (2, 0)

@@ -185,6 +185,9 @@ def test_options():
     assert codec.options_from_proto(pb.Options(places=pb.PLACES_AMBER)).places == "amber"
     assert codec.options_from_proto(pb.Options(setup=pb.SETUP_DRAFT)).setup == "draft"
     assert codec.options_from_proto(pb.Options(first_player=0)).first_player == 0
+    # The round limit is a house rule, opt-in: unset means none, as in the engine.
+    assert codec.options_from_proto(pb.Options()).round_limit == 0 == E.Options().round_limit
+    assert codec.options_from_proto(pb.Options(round_limit=20)).round_limit == 20
     for bad in (
         pb.Options(setup=9),
         pb.Options(places=-1),

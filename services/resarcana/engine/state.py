@@ -9,7 +9,9 @@ pay, then its effect), first task first; each task is a small frozen dataclass (
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from services.kit.engine import Options as KitOptions
 from services.kit.engine import Outcome, Rng
@@ -34,17 +36,22 @@ class Options(KitOptions):
     otherwise). ``victory_points``: 0 for the rulebook's (7 in the first game, 10
     otherwise). ``first_player``: -1 to let the seed determine it. ``collect_in_turn_order``:
     players collect one after the other from the First Player, as the rulebook allows on
-    request, instead of simultaneously. ``round_limit``: after this round's victory check
-    the game ends even if nobody reached the victory points (most VP wins, then the usual
-    tie-break); 0 for no limit. The project's own rule, so that every game ends.
+    request, instead of simultaneously. ``round_limit``: a house rule, not the rulebook's,
+    chosen only when above 0: after this round's Victory check the game ends even if
+    nobody reached the victory points (most VP wins, then the usual tie-break). 0 (the
+    default): no limit, the game ends only as the rulebook says, at a Victory check where
+    a player has reached the target.
     """
+
+    #: Games stored while the round limit was 20 by default replay with it.
+    STORED_BEFORE: ClassVar[Mapping[str, Any]] = {"round_limit": 20}
 
     setup: str = "draft"
     places: str = "auto"
     victory_points: int = 0
     first_player: int = -1
     collect_in_turn_order: bool = False
-    round_limit: int = 20
+    round_limit: int = 0
 
 
 @dataclass

@@ -249,7 +249,7 @@ def _end_round(state: State, log: Log) -> None:
     and the Magic Items back, and begin a new round."""
     if scoring.check_victory(state, log, f"end of round {state.round}"):
         return
-    limit = state.options.round_limit
+    limit = state.options.round_limit  # a house rule, chosen only above 0
     if limit and state.round >= limit:
         scoring.finish(state, log, "ROUND_LIMIT", f"round limit {limit} reached without a winner")
         return
