@@ -12,8 +12,8 @@ length in decisions (mean and max), and each level's decisions per second of one
 (CPU time from ``time.process_time`` in the worker that searched; a seat with a single
 legal move takes it without a search, as the service does, and is not counted there).
 ``easy`` is not in a matchup; its cost comes from a probe of 40 decisions per game.
-Shén plays with the round limit of bench/engine.py's RANDOM_PLAY_OPTIONS (40 rounds),
-so a game of random seats ends.
+Shén and Res Arcana Duo play with the round limits of bench/engine.py's
+RANDOM_PLAY_OPTIONS (40 and 20 rounds, opt-in house rules), so a game of random seats ends.
 
 **served** (processes: the game services and the gateway, as deployed): Channeling and
 Shrine tables with seat 1 a hard bot and seat 0 played at random by a client through the

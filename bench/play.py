@@ -127,7 +127,7 @@ class Finished:
 
 class GamePlayer:
     """Plays games of one kind, every seat, with random legal moves, one decision a step.
-    Games are created with the game's RANDOM_PLAY_OPTIONS (Shén: a round limit)."""
+    Games are created with the game's RANDOM_PLAY_OPTIONS (Shén, Res Arcana Duo: a round limit)."""
 
     def __init__(
         self,
