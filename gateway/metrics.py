@@ -10,16 +10,11 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from services.kit.limits import CLIENT_LIMITS
 from services.kit.metrics import RpcMetrics, process_registry
 
-# The limits a gateway refuses calls by (services.kit.limits, services.kit.overload).
-LIMITS = (
-    "rate_per_client",
-    "streams_per_client",
-    "auth_failures",
-    "max_message_bytes",
-    "max_concurrent_calls",
-)
+# The limits a gateway refuses calls by: the services' own (services.kit.limits).
+LIMITS = CLIENT_LIMITS
 
 
 class GatewayMetrics:

@@ -32,6 +32,17 @@ from prometheus_client import Counter
 from services.kit import status
 from services.kit.interceptor import replace_behaviour
 
+# Every ``limit`` a per-client refusal names (tabletop_limited_total on a service,
+# tabletop_gateway_limited_total on the gateway): ClientLimits' and
+# services.kit.overload.ConcurrencyLimit's. Each is a series at 0 from the start.
+CLIENT_LIMITS = (
+    "rate_per_client",
+    "streams_per_client",
+    "auth_failures",
+    "max_message_bytes",
+    "max_concurrent_calls",
+)
+
 MAX_TRACKED = 100_000  # clients remembered; the least recently seen are forgotten
 # An address may fail this many times the per-game limit across all games before its
 # failures on any game are refused: spraying guesses over many games gains little.

@@ -17,6 +17,7 @@ import inspect
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+import grpc
 from prometheus_client import (
     GC_COLLECTOR,
     PLATFORM_COLLECTOR,
@@ -32,6 +33,8 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
+from services.kit import engine, status
+from services.kit.corruption import CORRUPT_GAMES
 from services.kit.store.base import DuplicateRequest, GameExists, VersionConflict
 
 LATENCY_BUCKETS = (
@@ -136,10 +139,58 @@ WATCHERS = Gauge("tabletop_watchers", "WatchGame streams open", ["game"])
 STORE_ERRORS = Counter("tabletop_store_errors", "Store operations that raised an error", ["game"])
 
 
+# The ``limit`` of every game limit a service refuses a call by (tabletop_limits_hit_total):
+# the ``limit=`` of each LimitReached and WatcherTooSlow raised, and the quota a creator
+# counts against (services.kit.creators.Owner.quota).
+GAME_LIMITS = (
+    "max_games",
+    "games_per_client",
+    "games_per_key",
+    "games_per_owner",
+    "waiting_per_client",
+    "watch_stall",
+    "watch_queue_limit",
+)
+
+
+def rejection_reasons() -> tuple[str, ...]:
+    """The reason of every engine error class (a move the engine refuses is counted by it),
+    subclasses an engine declares included."""
+    reasons: list[str] = []
+    classes: list[type[engine.EngineError]] = [engine.EngineError]
+    while classes:
+        cls = classes.pop(0)
+        if cls.reason not in reasons:
+            reasons.append(cls.reason)
+        classes.extend(cls.__subclasses__())
+    return tuple(reasons)
+
+
+def auth_reasons() -> tuple[str, ...]:
+    """The reason of every error answered UNAUTHENTICATED, as services.kit.status gives it."""
+    reasons: list[str] = []
+    for cls in status.KNOWN:
+        code, reason, _ = status.classify(cls.__new__(cls))  # the class decides, not the text
+        if code is grpc.StatusCode.UNAUTHENTICATED and reason not in reasons:
+            reasons.append(reason)
+    return tuple(reasons)
+
+
 class GameMetrics:
-    """The manager's reports, for one game type."""
+    """The manager's reports, for one game type.
+
+    Every series whose labels are known beforehand exists from the start, at 0: a family
+    is never empty, and rate() sees the first refusal, not a series born at 1.
+    """
 
     def __init__(self, game: str) -> None:
+        for reason in rejection_reasons():
+            MOVES_REJECTED.labels(game, reason)
+        for reason in auth_reasons():
+            AUTH_FAILURES.labels(game, reason)
+        for limit in GAME_LIMITS:
+            LIMITS_HIT.labels(game, limit)
+        CORRUPT_GAMES.labels(game)
         self._applied = MOVES_APPLIED.labels(game)
         self._engine = ENGINE_SECONDS.labels(game)
         self._live = GAMES_LIVE.labels(game)

@@ -25,7 +25,7 @@ from services.kit.drain import Drain, leave
 from services.kit.errors import Unavailable
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
-from services.kit.limits import ClientLimits, Limits
+from services.kit.limits import CLIENT_LIMITS, ClientLimits, Limits
 from services.kit.metrics import (
     LIMITED,
     CountedStore,
@@ -202,6 +202,8 @@ def create_server(
     max_concurrent_calls: int = 10_000,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """A ready-to-start server for one game; returns it, the bound port and its health."""
+    for limit in CLIENT_LIMITS:  # each a series at 0 from the start, as on the gateway
+        LIMITED.labels(limit)
     server = grpc.aio.server(
         interceptors=[
             ObservingInterceptor(

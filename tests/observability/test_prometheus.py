@@ -5,7 +5,8 @@ Every game service and the gateway run as their own processes on loopback (metri
 127.0.0.1, memory stores); Debian's Prometheus scrapes them every second under the jobs
 the dashboard and the rules expect (``tabletop-gateway``, ``tabletop-<game>``) and loads
 rules.yaml. One random game of each kind is played to the end through the gateway, and
-the events that only create their series when they happen are made to happen once each:
+the refusals the alerts and panels count (their series exist at 0 from the start) are made
+to happen once each, so each query sees a change:
 a forged seat token (auth failures), a move by a seat whose decision it is not (moves
 rejected), a second WatchGame stream where one is allowed (per-client limits, at the
 gateway and at a game) and a CreateGame beyond a game's limit (limits hit).
