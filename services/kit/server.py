@@ -9,6 +9,7 @@ lists it), logs, store, metrics endpoint, and a graceful drain on SIGTERM.
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Sequence
@@ -58,6 +59,12 @@ def process_settings(port: int, metrics_port: int, max_connection_age: str) -> l
           "ending in any other status is always written"),
         S("event_loop", "TABLETOP_EVENT_LOOP", "auto", "str",
           "asyncio event loop: uvloop, asyncio, or auto (uvloop when it is installed)"),
+        S("gc_threshold", "TABLETOP_GC_THRESHOLD", str(GC_THRESHOLD), "int",
+          "allocations between the garbage collector's young collections (0: Python's "
+          "own, 700)"),
+        S("gc_freeze", "TABLETOP_GC_FREEZE", "true", "bool",
+          "at start, put every object then alive out of the collector's reach "
+          "(gc.freeze): its full collections walk only what calls created"),
         S("max_message_bytes", "TABLETOP_MAX_MESSAGE_BYTES", "1048576", "int",
           "largest request accepted"),
         S("max_connection_age", "TABLETOP_MAX_CONNECTION_AGE_SECONDS", max_connection_age,
@@ -369,6 +376,27 @@ async def tick(manager: GameManager, interval: float) -> None:
 
 EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 
+# Young collections every 10,000 allocations instead of 700: a call allocates hundreds of
+# short-lived objects (messages, views, log fields), almost none in cycles, and each
+# collection walks the whole young generation (BENCHMARKS.md, "CPU per call: the levers").
+GC_THRESHOLD = 10_000
+
+
+def tune_gc(threshold: int, freeze: bool) -> None:
+    """The collector as TABLETOP_GC_THRESHOLD and TABLETOP_GC_FREEZE say.
+
+    Frozen at start, the modules, descriptors and settings loaded by then (most of a
+    process's objects, alive for its whole life) are never walked again by a collection.
+    """
+    if threshold < 0:
+        raise config.ConfigError(f"TABLETOP_GC_THRESHOLD={threshold}: 0 (Python's) or more")
+    if threshold:
+        _, second, third = gc.get_threshold()
+        gc.set_threshold(threshold, second, third)
+    if freeze:
+        gc.collect()  # what is garbage now is not frozen with the rest
+        gc.freeze()
+
 
 def loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     """The event loop factory for TABLETOP_EVENT_LOOP (None: asyncio's own loop).
@@ -412,6 +440,7 @@ def run(
         factory = loop_factory(cfg.event_loop)
         if cfg.access_log_sample < 1:
             raise config.ConfigError("TABLETOP_ACCESS_LOG_SAMPLE=0: 1 (every call) or more")
+        tune_gc(cfg.gc_threshold, cfg.gc_freeze)
     except config.ConfigError as exc:
         sys.exit(f"configuration error: {exc}")
     logs.configure(cfg.log_level, cfg.log_format)

@@ -3,13 +3,16 @@ event loop setting they both read."""
 
 from __future__ import annotations
 
+import gc
 import json
+import os
+from weakref import ref as weakref_to
 
 import pytest
 import structlog
 
 from services.kit import config, logs
-from services.kit.server import loop_factory
+from services.kit.server import GC_THRESHOLD, loop_factory, tune_gc
 
 METHOD = "tabletop.channeling.v1.ChannelingService/SubmitMove"
 
@@ -89,3 +92,67 @@ def test_the_event_loop_setting():
     assert loop_factory("asyncio") is None
     with pytest.raises(config.ConfigError, match="TABLETOP_EVENT_LOOP"):
         loop_factory("trio")
+
+
+class Node:
+    next: object = None
+
+
+@pytest.fixture
+def collector():
+    """The collector's settings as they were, back after the test."""
+    before = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*before)
+
+
+def test_the_collector_settings(collector):
+    gc.unfreeze()
+    tune_gc(GC_THRESHOLD, freeze=True)
+    assert gc.get_threshold()[0] == GC_THRESHOLD
+    frozen = gc.get_freeze_count()
+    assert frozen > 10_000  # the modules and objects loaded so far, out of the walk
+    # What a call allocates after the start is collected as before.
+    cycle = Node()
+    cycle.next = cycle
+    gone = weakref_to(cycle)
+    del cycle
+    gc.collect()
+    assert gone() is None and gc.get_freeze_count() == frozen
+
+
+def test_zero_and_false_keep_pythons_collector(collector):
+    gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
+    tune_gc(0, freeze=False)
+    assert gc.get_threshold() == (700, 10, 10) and gc.get_freeze_count() == 0
+
+
+def test_a_negative_threshold_is_refused(collector):
+    with pytest.raises(config.ConfigError, match="TABLETOP_GC_THRESHOLD"):
+        tune_gc(-1, freeze=False)
+
+
+def test_a_process_starts_with_the_collector_tuned(tmp_path):
+    # The settings reach a real process: its --help lists them, and a bad one stops it
+    # with one line naming the variable.
+    import subprocess
+    import sys
+
+    shown = subprocess.run(
+        [sys.executable, "-m", "services.channeling", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "TABLETOP_GC_THRESHOLD" in shown.stdout and "TABLETOP_GC_FREEZE" in shown.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "services.channeling"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TABLETOP_GC_THRESHOLD": "-5", "TABLETOP_PORT": "0"},
+    )
+    assert bad.returncode != 0
+    assert bad.stderr.strip().splitlines()[-1].startswith("configuration error: TABLETOP_GC")
