@@ -203,39 +203,60 @@ async def test_stalled_watchers_are_ended_with_a_resume_version_and_memory_stays
     assert extra < 5 * MIB, f"{extra / MIB:.1f} MiB more than the game alone"
 
 
-async def test_a_stalled_watcher_stops_holding_updates_once_the_stall_limit_passes():
-    """In process, to look inside: the game forgets a stalled watcher (and what was
-    pending for it) once its write has waited the stall limit, while the game goes on."""
+@contextlib.asynccontextmanager
+async def three_stalled_watchers_and_20_moves(stall_seconds: float):
+    """In process, to look inside: three raw watchers that never read past the view, and
+    20 moves made while every first write waits. Yields the calls and the live game."""
     players = ENTRY.engine().GAME.min_players
-    async with service_in_process(NAME, watch_stall_seconds=0.5) as svc:
+    async with service_in_process(NAME, watch_stall_seconds=stall_seconds) as svc:
         async with grpc.aio.insecure_channel(svc.address) as channel:
             client = GameClient(NAME, channel)
             game = await client.create(players, seed=3)
             request = client.pb2.WatchGameRequest(game_id=game.game_id).SerializeToString()
             path = f"/{ENTRY.service_name}/WatchGame"
             calls = [RawCall("127.0.0.1", svc.port, path, request).start() for _ in range(3)]
-            live = svc.manager._live[game.game_id]
-            deadline = time.monotonic() + 5
-            while len(live.watchers) < 3 and time.monotonic() < deadline:
-                await asyncio.sleep(0.02)
-            assert len(live.watchers) == 3
-            rng = random.Random(3)
-            for _ in range(20):  # moves arrive while every first write (the view) waits
-                state = await client.get(game.game_id)
-                seat = state.game.to_act[0]
-                listed = await client.moves(game.game_id, game.tokens[seat])
-                await client.submit(game.game_id, game.tokens[seat], rng.choice(list(listed.moves)))
-            assert all(len(w.pending) == 20 for w in live.watchers)
-            deadline = time.monotonic() + 5
-            while live.watchers and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-            assert live.watchers == []
-            for call in calls:
-                call.resume()
-            # In another thread: the service runs on this event loop.
-            assert await asyncio.to_thread(wait_all, calls, 5.0)
-            for call in calls:
-                code, info = ended_with(call)
-                assert code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
-                assert info.metadata["version"] == "0" and len(call.messages()) == 1
-                call.close()
+            try:
+                live = svc.manager._live[game.game_id]
+                deadline = time.monotonic() + 5
+                while len(live.watchers) < 3 and time.monotonic() < deadline:
+                    await asyncio.sleep(0.02)
+                assert len(live.watchers) == 3
+                rng = random.Random(3)
+                for _ in range(20):  # moves arrive while every first write (the view) waits
+                    state = await client.get(game.game_id)
+                    seat = state.game.to_act[0]
+                    listed = await client.moves(game.game_id, game.tokens[seat])
+                    move = rng.choice(list(listed.moves))
+                    await client.submit(game.game_id, game.tokens[seat], move)
+                assert all(len(w.pending) == 20 for w in live.watchers)
+                yield calls, live
+            finally:
+                for call in calls:
+                    call.close()
+
+
+async def test_a_stalled_watcher_stops_holding_updates_once_the_stall_limit_passes():
+    """The game forgets a stalled watcher (and what was pending for it) once its write
+    has waited the stall limit, while the game goes on."""
+    async with three_stalled_watchers_and_20_moves(0.5) as (calls, live):
+        deadline = time.monotonic() + 5
+        while live.watchers and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert live.watchers == []
+        for call in calls:
+            call.resume()
+        # In another thread: the service runs on this event loop.
+        assert await asyncio.to_thread(wait_all, calls, 5.0)
+        for call in calls:
+            code, info = ended_with(call)
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+            assert info.metadata["version"] == "0" and len(call.messages()) == 1
+
+
+async def test_control_without_the_stall_limit_stalled_watchers_hold_every_update():
+    """The control: with the limit off (0) the same stalled watchers are never let go and
+    hold every update they missed, so the test above fails on a bound that is broken."""
+    async with three_stalled_watchers_and_20_moves(0) as (_calls, live):
+        await asyncio.sleep(1.5)  # three times the limit the test above sets
+        assert len(live.watchers) == 3
+        assert all(len(w.pending) == 20 for w in live.watchers)
