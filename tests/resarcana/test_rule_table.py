@@ -90,3 +90,31 @@ def test_every_refusal_names_a_rule_of_the_rulebook() -> None:
                         seen_rules.add(refused.value.rule)
     # The probe reaches most of the rulebook (a check that it tries enough to mean it).
     assert len(seen_rules) >= len(RULE_NAMES) - 3, sorted(RULE_NAMES - seen_rules)
+
+
+def missing_hooks(task: type[Task]) -> list[str]:
+    """The hooks a task class leaves to Task's base, which raises: an AUTO task must
+    define ``run``; a task in the rule table, ``play`` and ``refusal``."""
+    needed = ["run"] if task.AUTO else ["play", "refusal"] if task in turn.TABLE else []
+    return [hook for hook in needed if getattr(task, hook) is getattr(Task, hook)]
+
+
+def test_every_task_defines_the_hooks_its_kind_needs() -> None:
+    tasks = _subclasses(Task)
+    assert {t for t in tasks if t.AUTO} and set(turn.TABLE) <= tasks
+    assert {t.__name__: missing_hooks(t) for t in tasks if missing_hooks(t)} == {}
+
+
+def test_control_a_task_without_its_hooks_is_found() -> None:
+    class Silent(Task):
+        AUTO = True
+
+    assert missing_hooks(Silent) == ["run"]
+
+
+def test_every_component_move_names_its_component() -> None:
+    from services.resarcana.engine.moves import ComponentMove
+
+    kinds = [k for k in ComponentMove.__subclasses__() if "WORD" in vars(k)]
+    assert len(kinds) > 10
+    assert [k.__name__ for k in kinds if k.named is ComponentMove.named] == []
