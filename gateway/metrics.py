@@ -18,10 +18,16 @@ LIMITS = CLIENT_LIMITS
 
 
 class GatewayMetrics:
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    """``calls=False`` (Envoy on the data path): Envoy counts the calls, and
+    gateway.envoystats exposes its figures under these names; the Python side's own
+    call and limit families then go to ``self.calls``, which is not scraped itself (the
+    collector adds its limit refusals to Envoy's)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None, *, calls: bool = True) -> None:
         self.registry = registry if registry is not None else process_registry()
-        self.server = RpcMetrics("server", self.registry)
-        self.client = RpcMetrics("client", self.registry)
+        counted = self.calls = self.registry if calls else CollectorRegistry()
+        self.server = RpcMetrics("server", counted)
+        self.client = RpcMetrics("client", counted)
         self.backend_up = Gauge(
             "tabletop_gateway_backend_up",
             "1 when a game service's backends answer SERVING, by its gRPC service name",
@@ -32,7 +38,7 @@ class GatewayMetrics:
             "tabletop_gateway_limited",
             "Calls refused by a gateway limit",
             ["limit"],
-            registry=self.registry,
+            registry=counted,
         )
         # Every limit the gateway applies has its series from the start, at 0: the family
         # is never empty, and rate() sees the first refusal.

@@ -21,7 +21,7 @@ from google.protobuf import descriptor_pool
 
 from gateway.backends import Backend, Backends
 from services.kit import status
-from services.kit.limits import client_of
+from services.kit.limits import client_address
 from services.kit.metrics import SERVER_STREAM, UNARY, CallMetrics, RpcMetrics
 
 _log = structlog.get_logger("router")
@@ -34,11 +34,12 @@ _HOP_HEADERS = frozenset(
 
 
 def forward_metadata(
-    metadata: Iterable[tuple[str, str | bytes]] | None, peer: str | None
+    metadata: Iterable[tuple[str, str | bytes]] | None, client: str | None
 ) -> list[tuple[str, str | bytes]]:
+    """The caller's metadata for the backend, ``x-forwarded-for`` naming ``client``."""
     out = [(k, v) for k, v in metadata or () if not k.startswith(":") and k not in _HOP_HEADERS]
-    if peer:
-        out.append(("x-forwarded-for", client_of(peer)))
+    if client:
+        out.append(("x-forwarded-for", client))
     return out
 
 
@@ -50,8 +51,11 @@ class Router(grpc.GenericRpcHandler):
         *,
         unary_timeout: float,
         stream_timeout: float,
+        trust_forwarded_for: bool = False,
     ) -> None:
         self.backends = backends
+        # Behind Envoy the caller is Envoy: the client is the x-forwarded-for it set.
+        self.trust_forwarded_for = trust_forwarded_for
         self.client_metrics = client_metrics
         self.unary_timeout = unary_timeout
         self.stream_timeout = stream_timeout
@@ -101,7 +105,10 @@ class Router(grpc.GenericRpcHandler):
             await _refuse_if_down(context, backend)
             call = backend.method("unary_unary", path)(
                 request,
-                metadata=forward_metadata(context.invocation_metadata(), context.peer()),
+                metadata=forward_metadata(
+                    context.invocation_metadata(),
+                    client_address(context, self.trust_forwarded_for),
+                ),
                 timeout=self._timeout(context, self.unary_timeout),
             )
             metrics.started.inc()
@@ -137,7 +144,10 @@ class Router(grpc.GenericRpcHandler):
             await _refuse_if_down(context, backend)
             call = backend.method("unary_stream", path)(
                 request,
-                metadata=forward_metadata(context.invocation_metadata(), context.peer()),
+                metadata=forward_metadata(
+                    context.invocation_metadata(),
+                    client_address(context, self.trust_forwarded_for),
+                ),
                 timeout=self._timeout(context, self.stream_timeout),
             )
             metrics.started.inc()

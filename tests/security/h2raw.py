@@ -6,18 +6,21 @@ per connection with SETTINGS_INITIAL_WINDOW_SIZE = ``window`` (0 by default) and
 opens it further, so the server can send headers and at most ``window`` bytes of messages
 until :meth:`RawCall.resume` opens it wide; meanwhile it answers SETTINGS
 and PING like any live peer (it stalls, it is not dead). It advertises grpc's "true
-binary metadata" setting, so the server sends binary trailers without base64 or Huffman
-coding and the small HPACK decoder here can read them.
+binary metadata" setting; a server (or Envoy) that sends them base64-coded anyway is read
+too (:meth:`RawCall.trailer`). HPACK is python-hyper's ``hpack``.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import socket
 import struct
 import threading
 import time
 from dataclasses import dataclass, field
+
+import hpack
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = (
@@ -26,109 +29,6 @@ DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION =
 END_STREAM, ACK, END_HEADERS, PADDED, PRIORITY = 0x1, 0x1, 0x4, 0x8, 0x20
 SETTINGS_ENABLE_PUSH, SETTINGS_INITIAL_WINDOW_SIZE = 0x2, 0x4
 GRPC_ALLOW_TRUE_BINARY_METADATA = 0xFE03
-
-# RFC 7541 appendix A.
-STATIC_TABLE: list[tuple[str, str]] = [
-    (":authority", ""), (":method", "GET"), (":method", "POST"), (":path", "/"),
-    (":path", "/index.html"), (":scheme", "http"), (":scheme", "https"), (":status", "200"),
-    (":status", "204"), (":status", "206"), (":status", "304"), (":status", "400"),
-    (":status", "404"), (":status", "500"), ("accept-charset", ""),
-    ("accept-encoding", "gzip, deflate"), ("accept-language", ""), ("accept-ranges", ""),
-    ("accept", ""), ("access-control-allow-origin", ""), ("age", ""), ("allow", ""),
-    ("authorization", ""), ("cache-control", ""), ("content-disposition", ""),
-    ("content-encoding", ""), ("content-language", ""), ("content-length", ""),
-    ("content-location", ""), ("content-range", ""), ("content-type", ""), ("cookie", ""),
-    ("date", ""), ("etag", ""), ("expect", ""), ("expires", ""), ("from", ""), ("host", ""),
-    ("if-match", ""), ("if-modified-since", ""), ("if-none-match", ""), ("if-range", ""),
-    ("if-unmodified-since", ""), ("last-modified", ""), ("link", ""), ("location", ""),
-    ("max-forwards", ""), ("proxy-authenticate", ""), ("proxy-authorization", ""),
-    ("range", ""), ("referer", ""), ("refresh", ""), ("retry-after", ""), ("server", ""),
-    ("set-cookie", ""), ("strict-transport-security", ""), ("transfer-encoding", ""),
-    ("user-agent", ""), ("vary", ""), ("via", ""), ("www-authenticate", ""),
-]  # fmt: skip
-
-
-def _int(value: int, prefix_bits: int, first: int) -> bytes:
-    limit = (1 << prefix_bits) - 1
-    if value < limit:
-        return bytes([first | value])
-    out = bytearray([first | limit])
-    value -= limit
-    while value >= 128:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def encode_headers(headers: list[tuple[str, str]]) -> bytes:
-    """Literal header fields without indexing, strings without Huffman coding."""
-    out = bytearray()
-    for name, value in headers:
-        out += b"\x00" + _int(len(name), 7, 0) + name.encode()
-        out += _int(len(value), 7, 0) + value.encode()
-    return bytes(out)
-
-
-class Decoder:
-    """HPACK decoding without Huffman (the server sends none to this client's headers)."""
-
-    def __init__(self) -> None:
-        self.dynamic: list[tuple[str, bytes]] = []
-
-    def _entry(self, index: int) -> tuple[str, bytes]:
-        if index <= len(STATIC_TABLE):
-            name, value = STATIC_TABLE[index - 1]
-            return name, value.encode()
-        return self.dynamic[index - len(STATIC_TABLE) - 1]
-
-    @staticmethod
-    def _read_int(data: bytes, pos: int, prefix_bits: int) -> tuple[int, int]:
-        limit = (1 << prefix_bits) - 1
-        value = data[pos] & limit
-        pos += 1
-        if value < limit:
-            return value, pos
-        shift = 0
-        while True:
-            byte = data[pos]
-            pos += 1
-            value += (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return value, pos
-
-    def _read_str(self, data: bytes, pos: int) -> tuple[bytes, int]:
-        huffman = data[pos] & 0x80
-        size, pos = self._read_int(data, pos, 7)
-        if huffman:
-            raise ValueError("Huffman-coded string: not expected from a gRPC server here")
-        return data[pos : pos + size], pos + size
-
-    def decode(self, data: bytes) -> list[tuple[str, bytes]]:
-        headers: list[tuple[str, bytes]] = []
-        pos = 0
-        while pos < len(data):
-            byte = data[pos]
-            if byte & 0x80:  # indexed
-                index, pos = self._read_int(data, pos, 7)
-                headers.append(self._entry(index))
-                continue
-            if byte & 0xE0 == 0x20:  # dynamic table size update
-                _, pos = self._read_int(data, pos, 5)
-                continue
-            indexing = byte & 0xC0 == 0x40
-            index, pos = self._read_int(data, pos, 6 if indexing else 4)
-            if index:
-                name = self._entry(index)[0]
-            else:
-                raw, pos = self._read_str(data, pos)
-                name = raw.decode()
-            value, pos = self._read_str(data, pos)
-            headers.append((name, value))
-            if indexing:
-                self.dynamic.insert(0, (name, value))
-        return headers
 
 
 def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
@@ -150,6 +50,7 @@ class RawCall:
     request: bytes
     metadata: list[tuple[str, str]] = field(default_factory=list)
     window: int = 0  # bytes of messages the server may send before the client stalls
+    source: str = ""  # the local address to call from ('': the system's choice)
     data: bytearray = field(default_factory=bytearray)
     headers: list[tuple[str, bytes]] = field(default_factory=list)
     trailers: list[tuple[str, bytes]] = field(default_factory=list)
@@ -157,15 +58,16 @@ class RawCall:
     closed: bool = False
 
     def start(self) -> RawCall:
-        self._sock = socket.create_connection((self.host, self.port), timeout=10)
+        source = (self.source, 0) if self.source else None
+        self._sock = socket.create_connection((self.host, self.port), 10, source)
         self._sock.settimeout(None)
         self._lock = threading.Lock()
-        self._decoder = Decoder()
+        self._decoder = hpack.Decoder()
         self._done = threading.Event()
         settings = struct.pack(">HI", SETTINGS_ENABLE_PUSH, 0)
         settings += struct.pack(">HI", SETTINGS_INITIAL_WINDOW_SIZE, self.window)
         settings += struct.pack(">HI", GRPC_ALLOW_TRUE_BINARY_METADATA, 1)
-        block = encode_headers(
+        block = hpack.Encoder().encode(
             [
                 (":method", "POST"),
                 (":scheme", "http"),
@@ -230,7 +132,7 @@ class RawCall:
         if kind == HEADERS:
             if flags & PRIORITY:
                 payload = payload[5:]
-            decoded = self._decoder.decode(payload)
+            decoded = [(k.decode(), v) for k, v in self._decoder.decode(payload, raw=True)]
             (self.trailers if self.headers else self.headers).extend(decoded)
             if flags & END_STREAM and not self.trailers:
                 self.trailers.extend(decoded)  # trailers only
@@ -240,9 +142,13 @@ class RawCall:
             self.reset = int.from_bytes(payload[:4], "big")
 
     def resume(self) -> None:
-        """Open the stream's and the connection's windows wide: read everything now."""
+        """Open the stream's and the connection's windows wide: read everything now.
+
+        The connection's by a WINDOW_UPDATE, the stream's by the initial window alone: both
+        together would take it past 2^31-1, which a strict peer (Envoy) answers with
+        FLOW_CONTROL_ERROR."""
         increment = struct.pack(">I", 0x7FFFFFFF - 65535)
-        self._send(frame(WINDOW_UPDATE, 0, 0, increment) + frame(WINDOW_UPDATE, 0, 1, increment))
+        self._send(frame(WINDOW_UPDATE, 0, 0, increment))
         settings = struct.pack(">HI", SETTINGS_INITIAL_WINDOW_SIZE, 0x7FFFFFFF)
         self._send(frame(SETTINGS, 0, 0, settings))
 
@@ -260,8 +166,12 @@ class RawCall:
         return out
 
     def trailer(self, name: str) -> bytes | None:
+        """A trailer's value; a binary one (``-bin``) decoded from base64 unless the
+        server sent it as true binary (a leading NUL byte, kept)."""
         for key, value in self.trailers:
             if key == name:
+                if name.endswith("-bin") and value[:1] != b"\x00":
+                    return base64.b64decode(value + b"=" * (-len(value) % 4))
                 return value
         return None
 
