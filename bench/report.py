@@ -36,11 +36,11 @@ CLOSES = {
     "direct": "grpc.aio's own work per call is most of it (BENCHMARKS.md, where the CPU goes);"
     " clients that watch send omit_view; the access log sampled",
     "tail": "fewer calls queued per core: more processes per pod (SO_REUSEPORT) or replicas",
-    "gateway": "Envoy on the data path, or more gateway processes (one per core) or replicas",
-    "gateway_cpu": "two grpc.aio hops in Python cost more than Envoy's one C++ hop: Envoy on"
-    " the data path (docs/scaling.md)",
-    "envoy": "the gateway's added latency is two more hops through Python gRPC: Envoy or a"
-    " compiled router where it matters (see below)",
+    "gateway": "on shared cores the proxy's CPU is taken from the service: give the gateway"
+    " cores of its own (bare Envoy, measured beside it, is the reference)",
+    "gateway_cpu": "the gateway's own Envoy filters: sample the access line"
+    " (TABLETOP_ACCESS_LOG_SAMPLE)",
+    "envoy": "compare with bare Envoy's added p50 in the same run: a small denominator is noise",
     "memory": "RECENT_TURNS = 16 in services/kit/games.py brings every game under 50 KB"
     " (see below)",
 }

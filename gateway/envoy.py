@@ -48,6 +48,7 @@ STREAM_WINDOW = 65_536
 CONNECTION_WINDOW = 1_048_576
 UNLIMITED = 2**31 - 1
 MAX_CONNECTIONS = 50_000
+STREAM_GRACE = 60.0  # seconds Envoy's bound on a stream comes after the router's
 
 _T = "type.googleapis.com/envoy."
 
@@ -68,6 +69,8 @@ class Plan:
     stream_timeout: float = 3600.0
     max_connection_age: float = 0.0
     health_interval: float = 2.0
+    # A proxy in front that is the only way in sends x-forwarded-for: believe its last hop.
+    trust_forwarded_for: bool = False
     access_log: bool = True
     access_log_sample: int = 1
     tls: ServerTls | None = None
@@ -225,15 +228,20 @@ def _routes(plan: Plan) -> list[dict[str, Any]]:
 
 
 def _action(cluster: str, default_timeout: float, stream: bool) -> dict[str, Any]:
+    # No overall timeout: a stream lasts as long as it is read. A unary call: the
+    # client's grpc-timeout, else the default. A stream goes to the Python router, which
+    # ends it at the client's deadline with DEADLINE_EXCEEDED; were Envoy to end it at
+    # the same moment, it could only reset it (clients read INTERNAL), so Envoy's own
+    # bound comes a minute after the router's default.
+    duration: dict[str, Any] = (
+        {"max_stream_duration": _seconds(default_timeout + STREAM_GRACE)}
+        if stream
+        else {"max_stream_duration": _seconds(default_timeout), "grpc_timeout_header_max": "0s"}
+    )
     return {
         "cluster": cluster,
-        # No overall timeout: a stream lasts as long as it is read. The client's
-        # grpc-timeout, else the default, bounds each call.
         "timeout": "0s",
-        "max_stream_duration": {
-            "max_stream_duration": _seconds(default_timeout),
-            "grpc_timeout_header_max": "0s",
-        },
+        "max_stream_duration": duration,
         # Streams on the high priority, whose circuit breaker has no call limit: the
         # limit on calls at once is on unary calls, as in the services.
         "priority": "HIGH" if stream else "DEFAULT",
@@ -474,6 +482,9 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         stat_prefix="gateway",
         codec_type="HTTP2",
         use_remote_address=True,
+        # The client's address (the rate limiter's key and the x-forwarded-for set
+        # below) is the connection's, or with a trusted proxy in front, its last hop's.
+        xff_num_trusted_hops=1 if plan.trust_forwarded_for else 0,
         skip_xff_append=True,
         # A watcher may wait long for the next update: no idle timeout on a stream.
         stream_idle_timeout="0s",

@@ -240,6 +240,7 @@ def _plan(cfg: config.Config, routes: Mapping[str, list[str]], control_port: int
         stream_timeout=cfg.stream_timeout,
         max_connection_age=cfg.max_connection_age,
         health_interval=cfg.health_interval,
+        trust_forwarded_for=cfg.trust_forwarded_for,
         access_log=cfg.access_log,
         access_log_sample=cfg.access_log_sample,
         tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),

@@ -123,6 +123,32 @@ async def test_calls_per_client_address_are_limited_with_a_reason_and_counted(tm
         )
 
 
+async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_bucket(tmp_path):
+    settings = {
+        "TABLETOP_RATE_PER_CLIENT": "0.2",
+        "TABLETOP_BURST_PER_CLIENT": "2",
+        "TABLETOP_TRUST_FORWARDED_FOR": "true",
+    }
+    with stack(tmp_path, settings) as (_, gw):
+        async with grpc.aio.insecure_channel(gw.address) as channel:
+            client = GameClient(GAME.name, channel)
+            get = client._method("GetGame")
+            request = client.pb2.GetGameRequest(game_id="none")
+
+            async def code(forwarded: str) -> grpc.StatusCode:
+                try:
+                    await get(request, metadata=[("x-forwarded-for", forwarded)])
+                except grpc.aio.AioRpcError as error:
+                    return error.code()
+                raise AssertionError("GetGame of no game answered")
+
+            codes = [await code("10.0.0.1") for _ in range(3)]
+            assert codes == [grpc.StatusCode.NOT_FOUND] * 2 + [grpc.StatusCode.RESOURCE_EXHAUSTED]
+            # Another client behind the same proxy (control: the same one is still refused).
+            assert await code("10.0.0.2") == grpc.StatusCode.NOT_FOUND
+            assert await code("10.0.0.1") == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
 async def test_a_game_whose_backends_are_down_is_refused_at_once_with_a_reason(tmp_path):
     with stack(tmp_path) as (svc, gw):
         async with grpc.aio.insecure_channel(gw.address) as channel:
