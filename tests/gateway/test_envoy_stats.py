@@ -7,7 +7,6 @@ from __future__ import annotations
 import collections
 import json
 import re
-import subprocess
 import time
 import urllib.error
 import urllib.parse
@@ -19,14 +18,14 @@ import grpc
 import pytest
 from prometheus_client import CollectorRegistry
 
-from bench.envoyproxy import binary
 from client.api import GameClient
 from gateway.envoystats import EnvoyStats
+from gateway.proxy import Envoy, binary
 from services import registry
 from tests.support import eventually, free_port, service_in_process
 
 ENVOY = binary()
-pytestmark = pytest.mark.skipif(ENVOY is None, reason="no Envoy binary (the bench extra)")
+pytestmark = pytest.mark.skipif(ENVOY is None, reason="no Envoy binary (the gateway extra)")
 
 NAME = "channeling"
 SERVICE = registry.by_name(NAME).service_name
@@ -178,40 +177,23 @@ class Proxy:
 async def envoy(tmp_path) -> AsyncIterator[Proxy]:
     async with service_in_process(NAME) as service:
         proxy = Proxy(free_port(), free_port())
-        config = tmp_path / "envoy.json"
-        config.write_text(json.dumps(bootstrap(service.port, proxy.port, proxy.admin)))
-        log = tmp_path / "envoy.log"
-        with log.open("wb") as output:
-            process = subprocess.Popen(
-                [
-                    ENVOY,
-                    "-c",
-                    str(config),
-                    "--concurrency",
-                    "1",
-                    "--disable-hot-restart",
-                    "--log-level",
-                    "warning",
-                ],
-                stdout=output,
-                stderr=subprocess.STDOUT,
-            )
+        # Started as the gateway starts its own (gateway.proxy), with this test's bootstrap.
+        process = Envoy(
+            str(ENVOY),
+            bootstrap(service.port, proxy.port, proxy.admin),
+            concurrency=1,
+            drain_seconds=1,
+        )
+        await process.start()
         try:
 
             def ready() -> bool:
-                assert process.poll() is None, log.read_text()
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{proxy.admin}/ready", timeout=1):
-                        pass
-                except OSError:
-                    return False
                 return stat(proxy.admin, f"cluster.{NAME}.membership_healthy") == 1
 
             await eventually(ready, timeout=20)
             yield proxy
         finally:
-            process.terminate()
-            process.wait(10)
+            await process.stop()
 
 
 def scraped(admin: int) -> CollectorRegistry:
