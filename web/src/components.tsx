@@ -56,7 +56,7 @@ export function Seats(props: { header: GameHeader; you?: number }) {
             <span class="player">
               {s.state === SeatState.OPEN ? <em>open seat</em> : s.playerName}
               {s.index === you && <strong class="you-tag"> (you)</strong>}
-              {seatStateText(s) && s.state !== SeatState.OPEN && <span class="muted"> · {seatStateText(s)}</span>}
+              {s.state === SeatState.GIVEN_UP && <span class="muted"> · {seatStateText(s)}</span>}
             </span>
             {finished && header.outcome && <span class="score">{header.outcome.scores[s.index] ?? ""}</span>}
             <Clock header={header} seat={s.index} />

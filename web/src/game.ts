@@ -34,6 +34,8 @@ export interface GameState {
   history: TurnRecord[];
   feed: FeedItem[];
   link: Link;
+  /** The live stream was lost and is not back yet: its last failure and next try. */
+  lost?: Extract<Link, { state: "retrying" }>;
   /** No game has this id (NOT_FOUND): the page says so. */
   missing?: string;
   /** The gateway cannot be reached to load the game: the page says so and retries. */
@@ -154,8 +156,10 @@ export class GameController {
   }
 
   private onLink(link: Link): void {
-    const wasDown = this.state.link.state === "retrying";
-    this.set({ link });
+    const wasDown = this.state.lost !== undefined;
+    if (link.state === "retrying") this.set({ link, lost: link });
+    else if (link.state === "live") this.set({ link, lost: undefined });
+    else this.set({ link });
     if (link.state === "live" && wasDown) {
       this.set({ notice: { tone: "info", text: "Connection restored: the game is live again." } });
       void this.refreshMoves();
@@ -175,7 +179,11 @@ export class GameController {
   private apply(update: Update<Message>): void {
     const { header, history, feed } = this.state;
     const patch: Partial<GameState> = {};
-    if (update.game && (!header || update.game.version >= header.version)) patch.header = update.game;
+    if (update.game && (!header || update.game.version >= header.version)) {
+      patch.header = update.game;
+      // The moves listed were for the version before: none until the new list comes.
+      if (header && update.game.version !== header.version) patch.moves = [];
+    }
     if (update.view && (!header || (update.game?.version ?? 0n) >= header.version)) patch.view = update.view;
     const turn = update.turn;
     if (turn && !history.some((t) => t.version === turn.version)) {

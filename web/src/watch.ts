@@ -43,7 +43,7 @@ export async function follow<V>(
 ): Promise<void> {
   const { signal, onLink = () => {} } = options;
   const first = options.firstRetryMs ?? 500;
-  const most = options.maxRetryMs ?? 10_000;
+  const most = options.maxRetryMs ?? 5_000;
   let last = options.from;
   let attempt = 0;
   while (!signal.aborted) {

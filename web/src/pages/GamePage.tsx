@@ -90,8 +90,8 @@ export function GamePage(props: { game: string; gameId: string; seat?: number })
 }
 
 function LinkBar(props: { state: GameState }) {
-  const link = props.state.link;
-  if (link.state !== "retrying") return null;
+  const link = props.state.lost;
+  if (!link) return null;
   return (
     <div class="notice warn" role="status">
       The live connection to the game was lost ({describe(link.error)}). Reconnecting in {Math.max(1, Math.round(link.inMs / 1000))} s… (attempt {link.attempt})
