@@ -56,7 +56,7 @@ WEB_SOURCES := $(shell find $(WEB_DIR)/src -path $(WEB_DIR)/src/gen -prune -o -t
 	$(WEB_DIR)/index.html $(WEB_DIR)/build.mjs $(WEB_DIR)/tsconfig.json
 
 $(WEB_MODULES): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
-	@command -v npm >/dev/null || { echo "make web: needs Node.js 18+ and npm (Debian: apt-get install nodejs npm)"; exit 1; }
+	@command -v npm >/dev/null || { echo "make web: needs Node.js 20+ and npm (Debian: apt-get install nodejs npm)"; exit 1; }
 	npm ci --prefix $(WEB_DIR) --no-audit --no-fund
 
 $(WEB_GEN): $(PROTOS) $(WEB_DIR)/buf.gen.yaml $(WEB_MODULES) $(STAMP)
@@ -66,7 +66,7 @@ $(WEB_GEN): $(PROTOS) $(WEB_DIR)/buf.gen.yaml $(WEB_MODULES) $(STAMP)
 $(WEB_DIST): $(WEB_GEN) $(WEB_SOURCES)
 	cd $(WEB_DIR) && node build.mjs
 
-web: $(WEB_DIST) ## build the web app into web/dist (Node.js 18+ and npm; make run serves it)
+web: $(WEB_DIST) ## build the web app into web/dist (Node.js 20+ and npm; make run serves it)
 
 web-check: $(WEB_GEN) ## type-check the web app (TypeScript, strict)
 	cd $(WEB_DIR) && node_modules/.bin/tsc --noEmit -p .

@@ -468,7 +468,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
                 stats_for_all_methods=True,
                 enable_upstream_stats=True,
             ),
-        }
+        },
     ]
     if plan.rate_per_client > 0:
         filters.append(rate_limit(plan))

@@ -31,7 +31,7 @@ WEB = ROOT / "web"
 WEB_PORT = 8080
 NOT_BUILT = (
     "web app: not built, so not served (the games run without it). To play in a browser, "
-    "install Node.js 18 or later with npm (Debian: apt-get install nodejs npm), then "
+    "install Node.js 20 or later with npm (Debian: apt-get install nodejs npm), then "
     "`make web` and `make run` again."
 )
 
@@ -82,8 +82,9 @@ def gateway_settings(base: dict[str, str], web_port: int) -> dict[str, str]:
     }
 
 
-def web_built() -> bool:
-    return (WEB / "dist" / "index.html").exists()
+def web_built(env: dict[str, str]) -> bool:
+    """Whether the web app is built (TABLETOP_WEB_DIST, as web/serve.py reads it)."""
+    return (Path(env.get("TABLETOP_WEB_DIST", str(WEB / "dist"))) / "index.html").exists()
 
 
 def _free_port() -> int:
@@ -162,7 +163,7 @@ async def run(free_ports: bool = False) -> int:
         )
     processes.append(("gateway", await _start("gateway", ["-m", "gateway"], gateway_env, "1;37")))
     web_url = ""
-    if web_built():
+    if web_built(base):
         web_env = {
             **base,
             "TABLETOP_WEB_PORT": str(web_port),

@@ -66,6 +66,33 @@ class App:
     process: subprocess.Popen[bytes]
     log: Path
     lines: list[str] = field(default_factory=list)
+    # Each routed call tried once the moment "ready" was printed: its status code.
+    routed_at_ready: dict[str, str] = field(default_factory=dict)
+
+
+def probe(port: int) -> dict[str, str]:
+    """The catalog and each game's lobby through the gateway, once each, no retry."""
+    import grpc
+    from tabletop.gateway.v1 import catalog_pb2
+
+    from services import registry
+
+    codes: dict[str, str] = {}
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        calls = [("catalog", "/tabletop.gateway.v1.CatalogService/ListGames",
+                  catalog_pb2.ListGamesRequest())]  # fmt: skip
+        for entry in registry.SERVICES:
+            pb2 = entry.pb2()
+            calls.append((entry.name, f"/{entry.service_name}/ListGames", pb2.ListGamesRequest()))
+        for name, method, request in calls:
+            call = channel.unary_unary(method, request_serializer=lambda m: m.SerializeToString(),
+                                       response_deserializer=lambda b: b)  # fmt: skip
+            try:
+                call(request, timeout=5)
+                codes[name] = "OK"
+            except grpc.RpcError as error:
+                codes[name] = error.code().name
+    return codes
 
 
 def _read(process: subprocess.Popen[bytes], log: Path, lines: list[str]) -> None:
@@ -79,7 +106,7 @@ def _read(process: subprocess.Popen[bytes], log: Path, lines: list[str]) -> None
 
 
 @contextlib.contextmanager
-def make_run(log: Path, **settings: str) -> Iterator[App]:
+def make_run(log: Path, want_web: bool = True, **settings: str) -> Iterator[App]:
     env = {
         **os.environ,
         "TABLETOP_STORE_URL": "memory://",
@@ -104,7 +131,7 @@ def make_run(log: Path, **settings: str) -> Iterator[App]:
     deadline = time.monotonic() + 120
     url, port = "", 0
     try:
-        while not url or not port:
+        while (want_web and not url) or not port:
             text = "".join(lines)
             if (found := re.search(r"ready: play in a browser, open (\S+)", text)) is not None:
                 url = found.group(1)
@@ -113,7 +140,7 @@ def make_run(log: Path, **settings: str) -> Iterator[App]:
             assert process.poll() is None, f"make run ended:\n{text[-4000:]}"
             assert time.monotonic() < deadline, f"make run not ready:\n{text[-4000:]}"
             time.sleep(0.1)
-        yield App(url, port, process, log, lines)
+        yield App(url, port, process, log, lines, routed_at_ready=probe(port))
     finally:
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(signal.SIGTERM)
