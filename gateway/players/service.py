@@ -46,6 +46,7 @@ class PlayersServicer(players_pb2_grpc.PlayersServiceServicer):
             signins_per_client,
         )
         self.limited = limited
+        limited.labels("guest_signins")  # a series at 0 from the start, as the others
         self.signins = Counter(
             "tabletop_gateway_guest_signins",
             "Guests signed in by the gateway: new ones, and returning ones (refresh token)",

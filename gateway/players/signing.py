@@ -112,7 +112,7 @@ def load_or_create(path: str | Path) -> SigningKey:
         ) from None
     key = SigningKey.from_pem(data, path, created)
     mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
+    if mode & 0o007:  # others than its user and group (a Secret's fsGroup) can read it
         _log.warning("guest_signing_key_readable", path=str(path), mode=oct(mode))
     _log.info("guest_signing_key", path=str(path), kid=key.kid, created=created)
     return key
