@@ -402,32 +402,6 @@ class Interactive:
         return code
 
 
-def test_a_refused_move_is_reported_and_play_goes_on(stack):
-    """The clock runs out while the seat decides: the bot moves for it, the answer given
-    afterwards is refused (status and reason shown), and the seat is asked again."""
-    game_id, tokens = created(
-        ok(cli(stack, "create", "channeling", "--bots", "1", "--per-decision", "1"))
-    )
-    player = Interactive(stack, "channeling", game_id, tokens[0])
-    try:
-        player.wait_for("your move (number or text): ")
-        version = rpc(stack, "channeling", "GetGame", game_id=game_id).game.version
-        deadline = time.monotonic() + 15
-        while rpc(stack, "channeling", "GetGame", game_id=game_id).game.version == version:
-            assert time.monotonic() < deadline, "the clock never fired"
-            time.sleep(0.1)
-        player.send("0")
-        player.wait_for("refused: ")
-        refusal = next(ln for ln in player.text.splitlines() if "refused: " in ln)
-        assert re.search(r"refused: [A-Z_]+ [A-Z_]+: ", refusal), refusal
-        player.wait_for("your move (number or text): ", count=2)
-    finally:
-        code = player.close()
-    assert code == 0, player.text[-2000:]
-    turns = rpc(stack, "channeling", "GetHistory", game_id=game_id).turns
-    assert any(e.kind == "timeout" for t in turns for e in t.events)
-
-
 def test_interactive_play_waits_for_the_table_to_fill(stack):
     """Started on a waiting table, the seat follows the joins (WatchGame) and is asked
     for its move once the last seat is taken."""
