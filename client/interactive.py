@@ -411,18 +411,12 @@ class Session:
     def _waiting_line(self, now: float | None) -> str:
         if self.header.status == WAITING:
             return waiting_for(self.header)
-        acting = [
-            ", ".join(
-                filter(
-                    None,
-                    (
-                        seat_label(self.header.seats[s]),
-                        left(self.header.seats[s], now) if now is not None else "",
-                    ),
-                )
-            )
-            for s in self.header.to_act
-        ]
+        acting = []
+        for index in self.header.to_act:
+            seat = self.header.seats[index]
+            who = f"{seat.name} ({seat.player_name})" if seat.player_name else seat.name
+            countdown = left(seat, now) if now is not None else ""
+            acting.append(", ".join(filter(None, (who, countdown))))
         return f"waiting for {'; '.join(acting) or 'the service'}"
 
     def _status(self) -> None:
