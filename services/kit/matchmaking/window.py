@@ -1,7 +1,7 @@
 """How far from its own rating a waiting player accepts an opponent, as it waits.
 
-Distances are in the shown scale's points (services/kit/ratings/scale.py: 25 points per
-unit of mu; 100 points is about a 65% favourite). A player's window is
+Distances are in the shown scale's points (services/kit/ratings/scale.py: 40 points per
+unit of mu; between settled players 100 points is a 65% favourite, 300 an 87% one). A player's window is
 ``min(start + widen * seconds waited, most)`` either side of its skill estimate (its
 mu, not its conservative ordinal: two players of equal mu are an even game however sure
 the service is of each). Two players may meet when each is within the other's window,
@@ -9,9 +9,9 @@ so the one who has waited less sets the bound: a newcomer is first offered oppon
 near its own level, and a long wait widens a pair's choice only once both have waited.
 
 The defaults: ±100 at once (a 65% favourite at most), 10 points wider per second, at
-most ±600 (reached after 50 s; a 97% favourite), chosen from Lichess's pools, whose
-pairing allows about ±100 at first and a bonus of 12 points per missed wave of a few
-seconds up to 460.
+most ±500 (reached after 40 s; a 97% favourite), after Lichess's pools, whose pairing
+allows about ±100 at first, then 12 points more per missed pairing wave (one every few
+seconds) up to 460 more. Beyond the widest window a player waits (or asks for bots).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 class Window:
     start: float = 100.0  # points either side, at once
     widen: float = 10.0  # points per second of wait
-    most: float = 600.0  # points either side, at the widest
+    most: float = 500.0  # points either side, at the widest
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.widen < 0 or self.most < self.start:

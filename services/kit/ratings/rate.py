@@ -8,13 +8,14 @@ finished) come out the same.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from services.kit.engine import Outcome
+from services.kit.engine import GameInfo, Outcome
 from services.kit.ratings.ranks import NotRated, contestants
 from services.kit.ratings.scale import MODEL, Rating, Standing
-from services.kit.ratings.shapes import Shape
+from services.kit.ratings.shapes import Shape, parse_shape
 
 NEW_STANDING = Standing()  # a player's standing before its first rated game in a shape
 
@@ -94,6 +95,33 @@ class RatedGame:
     players: tuple[str | None, ...]  # per seat; None where no player held it
     outcome: Outcome
     given_up: frozenset[int] = frozenset()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (JSON): the shape by name, the outcome without its details."""
+        return {
+            "game_id": self.game_id,
+            "shape": self.shape.name,
+            "players": list(self.players),
+            "scores": list(self.outcome.scores),
+            "winners": list(self.outcome.winners),
+            "reason": self.outcome.reason,
+            "given_up": sorted(self.given_up),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], info: GameInfo) -> RatedGame:
+        """A stored result of a game of ``info`` (its shape is found by name)."""
+        return cls(
+            str(data["game_id"]),
+            parse_shape(info, str(data["shape"])),
+            tuple(None if p is None else str(p) for p in data["players"]),
+            Outcome(
+                tuple(int(s) for s in data["scores"]),
+                tuple(int(w) for w in data["winners"]),
+                str(data["reason"]),
+            ),
+            frozenset(int(s) for s in data["given_up"]),
+        )
 
 
 class Book:

@@ -7,14 +7,15 @@ these parameters can only be replayed under them, so they are fixed here, not se
 The shown rating is the conservative ordinal, ``mu - 3 sigma`` (the skill the service is
 99.7% sure a player has at least), on a familiar scale::
 
-    shown = 1000 + 25 * (mu - 3 sigma)
+    shown = 750 + 40 * (mu - 3 sigma)
 
-- 25 points per unit of mu: for two players whose ratings have settled (sigma about 2),
-  openskill predicts 65% wins for the one 100 points (4 mu) above, where Elo says 64%.
-- 1000 for a newcomer (mu 25, sigma 25/3: ordinal 0). An average player (mu 25) climbs
-  as its sigma falls, past 1200 after about ten games, to about 1475 once settled, near
-  the 1500 people know as "average". A player's shown rating therefore rises while the
-  service learns it; that is the price of never overstating one.
+- 40 points per unit of mu: for two players whose ratings have settled (sigma about 2),
+  openskill's own prediction (``predict_win``) gives the one 100 points (2.5 mu) above
+  65% of the wins, where Elo's formula says 64%: a gap reads as it would in Elo.
+- 750 for a newcomer (mu 25, sigma 25/3: ordinal 0), so an average player (mu 25) whose
+  rating has settled (sigma 2) shows 1510, near the 1500 people know as "average". A
+  player's shown rating rises while the service learns it (sigma falls with every game),
+  even at a constant skill: that is the price of never overstating one.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 MODEL = PlackettLuce()
 
 # The scale: shown = SHOWN_AT_ZERO + POINTS_PER_MU * ordinal.
-SHOWN_AT_ZERO = 1000.0
-POINTS_PER_MU = 25.0
+SHOWN_AT_ZERO = 750.0
+POINTS_PER_MU = 40.0
 # How many sigmas the ordinal takes off mu (openskill's ordinal default, z = 3).
 Z = 3.0
 # A player's rating in a shape is provisional until its tenth rated game there.
