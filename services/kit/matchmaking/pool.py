@@ -21,7 +21,6 @@ that level take the other seats. A table with a bot is never rated.
 
 from __future__ import annotations
 
-import bisect
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -140,64 +139,26 @@ class Pool:
     def match(self, now: float) -> list[Match]:
         """Every table that can be made now; its players leave the pool."""
         waiting = sorted(self._entries.values(), key=lambda e: (e.joined_at, e.player))
-        by_points = sorted(waiting, key=lambda e: (e.points, e.player))
-        keys = [e.points for e in by_points]
-        widths = {e.player: self.window.at(e.waited(now)) for e in waiting}
-        taken: set[str] = set()
+        ring = _Ring(waiting, {e.player: self.window.at(e.waited(now)) for e in waiting})
         matches: list[Match] = []
         size = self.shape.players
         for entry in waiting:
-            if entry.player in taken:
+            if entry.player in ring.taken:
                 continue
-            group = self._group(entry, by_points, keys, widths, taken, size, None)
+            group = ring.group(entry, size, None)
             if len(group) == size:
                 matches.append(self._table(group, [], now))
-                taken.update(e.player for e in group)
+                ring.take(group)
         for entry in waiting:
             bots = entry.bots
-            if entry.player in taken or bots is None or entry.waited(now) < bots.after:
+            if entry.player in ring.taken or bots is None or entry.waited(now) < bots.after:
                 continue
-            group = self._group(entry, by_points, keys, widths, taken, size, (now, bots.level))
+            group = ring.group(entry, size, (now, bots.level))
             matches.append(self._table(group, [Bot(bots.level)] * (size - len(group)), now))
-            taken.update(e.player for e in group)
-        for player in taken:
+            ring.take(group)
+        for player in ring.taken:
             del self._entries[player]
         return matches
-
-    def _group(
-        self,
-        first: Entry,
-        by_points: list[Entry],
-        keys: list[float],
-        widths: dict[str, float],
-        taken: set[str],
-        size: int,
-        bots: tuple[float, str] | None,
-    ) -> list[Entry]:
-        """``first`` and the nearest untaken players all within each other's windows,
-        up to ``size``; with ``bots`` (now, level), only players due bots of that level."""
-        width = widths[first.player]
-        lo = bisect.bisect_left(keys, first.points - width)
-        hi = bisect.bisect_right(keys, first.points + width)
-        near = [
-            e
-            for e in by_points[lo:hi]
-            if e.player != first.player
-            and e.player not in taken
-            and abs(e.points - first.points) <= widths[e.player]
-            and (bots is None or _due_bots(e, *bots))
-        ]
-        near.sort(key=lambda e: (abs(e.points - first.points), e.joined_at, e.player))
-        group = [first]
-        for candidate in near:
-            if len(group) == size:
-                break
-            if all(
-                abs(candidate.points - e.points) <= min(widths[e.player], widths[candidate.player])
-                for e in group
-            ):
-                group.append(candidate)
-        return group
 
     def _table(self, group: list[Entry], bots: list[Bot], now: float) -> Match:
         average = sum(e.rating.mu for e in group) / len(group)
@@ -205,6 +166,66 @@ class Pool:
         skills = [e.rating.mu if isinstance(e, Entry) else average for e in members]
         seated = seat(self.shape, members, skills, self.rng)
         return Match(tuple(seated), now, self.rated and not bots)
+
+
+class _Ring:
+    """The waiting players in rating order, for one :meth:`Pool.match` call: finds a
+    player's nearest untaken neighbours by walking outwards from it, nearest first, so a
+    call costs about one short walk per waiting player."""
+
+    def __init__(self, waiting: list[Entry], widths: dict[str, float]) -> None:
+        self.by_points = sorted(waiting, key=lambda e: (e.points, e.joined_at, e.player))
+        self.index = {e.player: i for i, e in enumerate(self.by_points)}
+        self.widths = widths
+        self.taken: set[str] = set()
+
+    def take(self, group: list[Entry]) -> None:
+        self.taken.update(e.player for e in group)
+
+    def group(self, first: Entry, size: int, bots: tuple[float, str] | None) -> list[Entry]:
+        """``first`` and the nearest untaken players all within each other's windows,
+        up to ``size``; with ``bots`` (now, level), only players due bots of that level."""
+        group = [first]
+        for candidate in self._outwards(first):
+            if len(group) == size:
+                break
+            if bots is not None and not _due_bots(candidate, *bots):
+                continue
+            width = self.widths[candidate.player]
+            if all(
+                abs(candidate.points - e.points) <= min(self.widths[e.player], width) for e in group
+            ):
+                group.append(candidate)
+        return group
+
+    def _outwards(self, first: Entry) -> Iterator[Entry]:
+        """Untaken players within ``first``'s window, nearest first (ties: the longer
+        waiting), each also holding ``first`` within its own window."""
+        entries, centre = self.by_points, first.points
+        width = self.widths[first.player]
+        at = self.index[first.player]
+        down, up = at - 1, at + 1
+        while True:
+            below = entries[down] if down >= 0 else None
+            above = entries[up] if up < len(entries) else None
+            if below is not None and centre - below.points > width:
+                below = None
+            if above is not None and above.points - centre > width:
+                above = None
+            if below is not None and (
+                above is None
+                or (centre - below.points, below.joined_at, below.player)
+                <= (above.points - centre, above.joined_at, above.player)
+            ):
+                chosen, down = below, down - 1
+            elif above is not None:
+                chosen, up = above, up + 1
+            else:
+                return
+            if chosen.player in self.taken:
+                continue
+            if abs(chosen.points - centre) <= self.widths[chosen.player]:
+                yield chosen
 
 
 def _due_bots(entry: Entry, now: float, level: str) -> bool:
