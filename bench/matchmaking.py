@@ -13,7 +13,12 @@ seconds (p50, p90, p99, max), the wait of the player whose arrival completed eac
 (the issue's "from the second player's FindMatch"), and the rating gap inside tables.
 Then the cost of one ``match`` call with every player waiting at once.
 
-**ratings**: the CPU cost of ``rate_game`` per finished game, for each kind of shape.
+**ratings**: the CPU cost of ``rate_game`` per finished game, for each kind of shape;
+then how shown ratings develop (docs/ratings.md's table): 200 players whose skills are
+spread as a normal of sd 6 mu play rounds of random 2-player games, each result drawn
+from openskill's own prediction for their true skills; printed after 10, 30, 100 and 300
+games each: the median shown rating and sigma of the players of average skill (within
+1.5 mu of 25), and the whole population's 10th, 50th and 90th percentiles.
 
 Figures, never pass/fail; the waits depend only on the seed, the costs on the machine.
 """
@@ -148,12 +153,50 @@ def rating_cost(shape: ratings.Shape, games: int, seed: int) -> float:
     return (time.process_time() - start) / games * 1e6
 
 
+def population(players: int, rounds: int, seed: int) -> list[tuple[int, int, float, list[int]]]:
+    """(games each, average players' median shown, their median sigma, population
+    p10/p50/p90 shown) after 10, 30, 100 and 300 rounds (those within ``rounds``)."""
+    shape = _shape("channeling", "2p")
+    rng = random.Random(seed)
+    skill = [rng.gauss(25.0, 6.0) for _ in range(players)]
+    names = [f"p{i}" for i in range(players)]
+    book = ratings.Book()
+    found = []
+    count = 0
+    for done in range(1, rounds + 1):
+        order = list(range(players))
+        rng.shuffle(order)
+        for a, b in zip(order[::2], order[1::2], strict=True):
+            truth = [[ratings.Rating(skill[a], 1e-9).model_rating()]]
+            truth.append([ratings.Rating(skill[b], 1e-9).model_rating()])
+            win = 0 if rng.random() < ratings.MODEL.predict_win(truth)[0] else 1
+            outcome = Outcome((1 - win, win), (win,), "BENCH")
+            book.rate(ratings.RatedGame(f"g{count}", shape, (names[a], names[b]), outcome))
+            count += 1
+        if done in (10, 30, 100, 300):
+            average = [
+                book.standing(shape, names[i]) for i in range(players) if abs(skill[i] - 25) < 1.5
+            ]
+            everyone = sorted(book.standing(shape, n).shown for n in names)
+            deciles = statistics.quantiles(everyone, n=10)
+            found.append(
+                (
+                    done,
+                    round(statistics.median(s.shown for s in average)),
+                    statistics.median(s.rating.sigma for s in average),
+                    [round(deciles[0]), round(statistics.median(everyone)), round(deciles[8])],
+                )
+            )
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rating-games", type=int, default=5000)
+    parser.add_argument("--population-rounds", type=int, default=300)
     args = parser.parse_args(argv)
 
     window = mm.Window()
@@ -193,6 +236,10 @@ def main(argv: list[str] | None = None) -> None:
         shape = _shape(game, name)
         micros = [rating_cost(shape, args.rating_games, args.seed + r) for r in range(3)]
         print(f"  {shape.key:<15}{statistics.median(micros):8.1f} µs (median of 3 runs)")
+    print("shown ratings over rated games (200 players, skills sd 6 mu, random pairings):")
+    print(f"  {'games':>6}{'average player':>16}{'its sigma':>11}   population p10 / p50 / p90")
+    for games, shown, sigma, spread in population(200, args.population_rounds, args.seed):
+        print(f"  {games:>6}{shown:>16}{sigma:>11.1f}   {' / '.join(map(str, spread))}")
 
 
 if __name__ == "__main__":
