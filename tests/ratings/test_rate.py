@@ -129,6 +129,8 @@ def test_the_scale() -> None:
     settled (sigma 2) about 1500; 100 points between two settled players is about Elo's
     64% (openskill's predict_win says 65%)."""
     assert ratings.NEW.shown == 750
+    for rating in (ratings.NEW, ratings.Rating(31.7, 3.2), ratings.Rating(12.0, 1.1)):
+        assert rating.ordinal == pytest.approx(rating.model_rating().ordinal(), abs=1e-12)
     assert ratings.Rating(25.0, 2.0).shown == 1510
     strong, weak = ratings.Rating(27.5, 2.0), ratings.Rating(25.0, 2.0)
     assert strong.shown - weak.shown == 100
