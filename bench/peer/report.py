@@ -1,0 +1,100 @@
+"""The peer section in words: the table of server and client CPU per move, the ratios,
+and whether the figures are provisional. ``markdown(results["peer"])`` is what
+BENCHMARKS.md shows (bench/report.py calls it when the results hold a peer section)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+LABELS = {
+    "ours": "Tabletop: gateway (Envoy + Python) and service, SQLite synced",
+    "bgio-memory": "boardgame.io, in memory",
+    "bgio-flatfile": "boardgame.io, FlatFile",
+}
+PARTS = {"service": "service", "gateway": "gateway", "envoy": "Envoy", "node": "node"}
+
+
+def provisional(peer: dict[str, Any]) -> list[str]:
+    """Why these figures are not a quiet machine's, if they are not."""
+    reasons = []
+    if peer.get("settings", {}).get("rounds", 0) < 3:
+        reasons.append("fewer than 3 rounds per side (a `--quick` or reduced run)")
+    cpus = peer.get("cpus") or 1
+    load = peer.get("load_average") or {}
+    busiest = max(
+        [(load.get("start") or [0])[0], (load.get("end") or [0])[0]]
+        + [r.get("load_average", 0) for r in peer.get("rounds") or []]
+    )
+    if busiest > 0.5 * cpus:
+        reasons.append(
+            f"the machine was busy (one-minute load average up to {busiest:.1f} on {cpus} cores"
+            " while it ran; the sides' own processes count in it)"
+        )
+    return reasons
+
+
+def _us(value: float | None) -> str:
+    return "" if value is None else f"{value:,.0f}"
+
+
+def markdown(peer: dict[str, Any]) -> str:
+    s = peer.get("settings") or {}
+    v = peer.get("versions") or {}
+    load = peer.get("load_average") or {}
+    out = ["### Peer: boardgame.io's server beside ours (Channeling, every player watching)", ""]
+    reasons = provisional(peer)
+    if reasons:
+        out += ["> **Provisional:** " + "; ".join(reasons) + ".", ""]
+    out += [
+        f"Measured {peer.get('started', '?')} ({peer.get('duration_seconds', '?')} s):"
+        f" {s.get('rounds')} round(s) per side and size, interleaved, {s.get('window_seconds')} s"
+        f" windows after {s.get('warmup_seconds')} s of play; boardgame.io"
+        f" {v.get('boardgame.io', '?')} (socket.io {v.get('socket.io', '?')}, node-persist"
+        f" {v.get('node-persist', '?')}) on node {v.get('node', '?')}; our store"
+        f" {s.get('store', '?')}{', SubmitMove with omit_view' if s.get('omit_view') else ''};"
+        f" load average {load.get('start')} at the start, {load.get('end')} at the end."
+        " CPU from /proc (user + system, children included) over each window, divided by the"
+        " moves the servers applied in it; the median round is shown.",
+        "",
+        "| games at once | server | server CPU µs/move | of which | client CPU µs/move"
+        " | moves/s | decisions/game | rounds (server µs/move) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for side in peer.get("sides") or []:
+        parts = side.get("parts_us_per_move") or {}
+        split = (
+            " + ".join(f"{PARTS.get(k, k)} {_us(x)}" for k, x in parts.items())
+            if len(parts) > 1
+            else ""
+        )
+        rounds = " / ".join(_us(x) for x in side.get("rounds_server_us") or [])
+        out.append(
+            f"| {side['games']} | {LABELS.get(side['target'], side['target'])}"
+            f" | {_us(side['server_cpu_us_per_move'])} | {split}"
+            f" | {_us(side['client_cpu_us_per_move'])} | {_us(side['moves_per_second'])}"
+            f" | {side['decisions_per_game'] or ''} | {rounds} |"
+        )
+    out += [
+        "",
+        "| games at once | ours / boardgame.io in memory | ours / boardgame.io FlatFile |",
+        "|---|---|---|",
+    ]
+    by_level: dict[int, dict[str, dict[str, Any]]] = {}
+    for r in peer.get("ratios") or []:
+        by_level.setdefault(r["games"], {})[r["against"]] = r
+
+    def cell(r: dict[str, Any] | None) -> str:
+        if not r or r.get("server_ratio") is None:
+            return ""
+        return f"{r['server_ratio']:.1f}x (rounds paired: {r['server_ratio_paired']:.1f}x)"
+
+    for level, found in sorted(by_level.items()):
+        out.append(
+            f"| {level} | {cell(found.get('bgio-memory'))} | {cell(found.get('bgio-flatfile'))} |"
+        )
+    prof = peer.get("profile") or {}
+    if prof:
+        out += ["", f"A py-spy profile of our side at {prof.get('games')} games was taken in one"
+                " more round (not counted above); its summary is in the results JSON."]  # fmt: skip
+    out.append("")
+    return "\n".join(out)
