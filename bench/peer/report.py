@@ -1,10 +1,15 @@
 """The peer section in words: the table of server and client CPU per move, the ratios,
-and whether the figures are provisional. ``markdown(results["peer"])`` is what
-BENCHMARKS.md shows (bench/report.py calls it when the results hold a peer section)."""
+and whether the figures are provisional. ``lines(results)`` is what BENCHMARKS.md shows
+(bench/report.py adds it to its figures): the run's own peer figures, else the last ones
+measured (bench/results/peer-latest.json), since a run without ``--only peer`` has none."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
+
+STORED = Path(__file__).resolve().parent.parent / "results" / "peer-latest.json"
 
 LABELS = {
     "ours": "Tabletop: gateway (Envoy + Python) and service, SQLite synced",
@@ -12,6 +17,14 @@ LABELS = {
     "bgio-flatfile": "boardgame.io, FlatFile",
 }
 PARTS = {"service": "service", "gateway": "gateway", "envoy": "Envoy", "node": "node"}
+
+
+def lines(results: dict[str, Any], stored: Path = STORED) -> list[str]:
+    """The peer section's lines for BENCHMARKS.md: this run's, else the last stored."""
+    peer = results.get("peer")
+    if not peer and stored.is_file():
+        peer = json.loads(stored.read_text())
+    return markdown(peer).splitlines() if peer else []
 
 
 def provisional(peer: dict[str, Any]) -> list[str]:

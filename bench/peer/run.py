@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import math
 import os
 import statistics
@@ -346,4 +347,8 @@ def section(
     out.update(summarize(out["rounds"], levels))
     out["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]
     out["duration_seconds"] = round(time.time() - started, 1)
+    # Kept apart as well: a later run of other sections rewrites latest.json without it,
+    # and BENCHMARKS.md shows the last peer figures measured (report.lines).
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "peer-latest.json").write_text(json.dumps(out, indent=2))
     return out

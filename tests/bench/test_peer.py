@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bench.peer import harness, markdown, section
+from bench.peer import harness, markdown, report, section
 from services.channeling.engine import moves as cm
 from services.channeling.engine.turn import ENGINE
 
@@ -144,3 +144,8 @@ def test_the_peer_harness_measures_every_side_at_the_smallest_size(tmp_path):
     assert all(r["server_ratio"] > 0 for r in ratios.values())
     text = markdown(peer)
     assert "| 1 | boardgame.io, in memory |" in text and "ours / boardgame.io" in text
+    # A later run without the section still shows these figures, from their own file.
+    stored = tmp_path / "out" / "peer-latest.json"
+    assert json.loads(stored.read_text())["rounds"] == peer["rounds"]
+    assert report.lines({}, stored) == text.splitlines()
+    assert report.lines({}, tmp_path / "none.json") == []
