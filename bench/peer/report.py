@@ -105,9 +105,35 @@ def markdown(peer: dict[str, Any]) -> str:
         out.append(
             f"| {level} | {cell(found.get('bgio-memory'))} | {cell(found.get('bgio-flatfile'))} |"
         )
-    prof = peer.get("profile") or {}
-    if prof:
-        out += ["", f"A py-spy profile of our side at {prof.get('games')} games was taken in one"
-                " more round (not counted above); its summary is in the results JSON."]  # fmt: skip
+    out += profile_lines(peer.get("profile") or {})
     out.append("")
     return "\n".join(out)
+
+
+def profile_lines(prof: dict[str, Any]) -> list[str]:
+    """Where our processes' Python time went in the profiled round (py-spy)."""
+    if not prof:
+        return []
+    f = prof.get("figures") or {}
+    parts = f.get("parts_us_per_move") or {}
+    out = [
+        "",
+        f"Where our side's time goes at {prof.get('games')} games: py-spy in one more round"
+        " (not counted above), sampling the threads that hold the GIL, 250 a second"
+        f" ({f.get('moves_per_second', 0):,.0f} moves/s; CPU per move: service"
+        f" {_us(parts.get('service'))}, gateway {_us(parts.get('gateway'))}, Envoy"
+        f" {_us(parts.get('envoy'))} µs). Each sample counts for the innermost frame that"
+        " names a kind of work (bench/peer/where.py); raw samples in"
+        " bench/results/profile-peer-*.txt.",
+        "",
+        "| process | GIL held | where its Python time went |",
+        "|---|---|---|",
+    ]
+    for part in ("service", "gateway"):
+        found = prof.get(part) or {}
+        if "where" not in found:
+            out.append(f"| {part} | | {found.get('error', 'not sampled')} |")
+            continue
+        spread = "; ".join(f"{share:.1%} {label}" for label, share in found["where"])
+        out.append(f"| {part} | {found['gil_share']:.0%} of the window | {spread} |")
+    return out

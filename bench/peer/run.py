@@ -23,6 +23,7 @@ from typing import Any
 
 from bench.peer import harness
 from bench.peer.harness import BGIO_FLATFILE, BGIO_MEMORY, OURS, TARGETS, Side, Window
+from bench.peer.where import where
 
 # Moves a second before a side is calibrated: only the first queue's size depends on it.
 FIRST_GUESS = {OURS: 300.0, BGIO_MEMORY: 1500.0, BGIO_FLATFILE: 1000.0}
@@ -207,7 +208,7 @@ def _profile_round(
     spy = profile.py_spy()
     if spy is None:
         return {"error": "no py-spy: `make bench` installs it (the bench extra)"}
-    seconds = max(1, int(window))
+    seconds = max(2, int(2 * window))  # twice a window: more samples
     out_dir.mkdir(parents=True, exist_ok=True)
     raws = {part: out_dir / f"profile-peer-{part}.txt" for part in side.pids}
     samplers: list[subprocess.Popen[bytes]] = []
@@ -241,7 +242,14 @@ def _profile_round(
         if sampler.returncode or not raw.exists():
             out[part] = {"error": err.decode(errors="replace")[-1000:]}
             continue
-        out[part] = {"raw": str(raw), "summary": profile.summarize(raw.read_text(), 30)}
+        text = raw.read_text()
+        samples = sum(int(m[2]) for m in map(profile._LINE.match, text.splitlines()) if m)
+        out[part] = {
+            "raw": str(raw),
+            "gil_share": round(samples / (250 * seconds), 3),  # samples at 250 Hz
+            "where": [[label, round(share, 4)] for label, share in where(text)],
+            "summary": profile.summarize(text, 30),
+        }
     return out
 
 

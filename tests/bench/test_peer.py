@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bench.peer import harness, markdown, report, section
+from bench.peer import harness, markdown, report, section, where
 from services.channeling.engine import moves as cm
 from services.channeling.engine.turn import ENGINE
 
@@ -149,3 +149,36 @@ def test_the_peer_harness_measures_every_side_at_the_smallest_size(tmp_path):
     assert json.loads(stored.read_text())["rounds"] == peer["rounds"]
     assert report.lines({}, stored) == text.splitlines()
     assert report.lines({}, tmp_path / "none.json") == []
+
+
+def test_profile_samples_go_to_the_kind_of_work_of_their_innermost_frame():
+    outer = (
+        "_run_module_as_main (<frozen runpy>:198);<module> (services/channeling/__main__.py:6);"
+        "main (services/kit/server.py:462);Runner.run (asyncio/runners.py:118)"
+    )
+    call = f"{outer};ObservingInterceptor._wrap.<locals>.single (services/kit/interceptor.py:250)"
+    submit = f"{call};handlers.<locals>.submit_move (services/kit/service.py:231)"
+    raw = "\n".join(
+        [
+            f"{outer} 40",  # the loop itself: grpc.aio's Cython has no Python frame
+            f"{submit};turn (services/kit/wire.py:168);FromNanoseconds (protobuf/x.py:1) 20",
+            f"{submit};apply (services/kit/kernel.py:160);_play (engine/steps/play_glyph.py:9) 2",
+            f"{submit};GameManager.submit (services/kit/games.py:600) 10",
+            f"{call};bearer (services/kit/auth.py:40) 8",
+            f"{call};AccessLog.record (services/kit/logs.py:80);dumps (json/__init__.py:1) 4",
+            f"{outer};SqliteStore._write_loop (services/kit/store/sqlite.py:300) 5",
+            f"{outer};ObservingInterceptor._wrap.<locals>.writer (services/kit/interceptor.py:270)"
+            ";handlers.<locals>.watch_game (services/kit/service.py:255) 11",
+        ]
+    )
+    assert dict(where.where(raw)) == {
+        where.LOOP: 0.4,
+        "building view, header and turn messages": 0.2,
+        "the rules (engine)": 0.02,
+        "handlers and the game manager (other code of ours)": 0.1,
+        "auth, limits and the interceptor": 0.08,
+        "access log and metrics": 0.04,
+        "the store (SQLite append and its thread)": 0.05,
+        "writing watch updates": 0.11,
+    }
+    assert where.where("") == []
