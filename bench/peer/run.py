@@ -26,7 +26,7 @@ from bench.peer.harness import BGIO_FLATFILE, BGIO_MEMORY, OURS, TARGETS, Side, 
 from bench.peer.where import where
 
 # Moves a second before a side is calibrated: only the first queue's size depends on it.
-FIRST_GUESS = {OURS: 300.0, BGIO_MEMORY: 1500.0, BGIO_FLATFILE: 1000.0}
+FIRST_GUESS = {OURS: 300.0, BGIO_MEMORY: 1500.0, BGIO_FLATFILE: 300.0}
 DECISIONS_PER_GAME = 70  # a little under the ~75 seen, so queues are not short
 MARGIN = 1.4  # queue for this much more play than the rate measured so far
 
@@ -322,7 +322,10 @@ def section(
                 min_moves=min_moves if number else 0,
             )
             row = figures(target, level, number, w, load)
-            rate[target, level] = max(rate[target, level], row["moves_per_second"])
+            measured = max(1.0, row["moves_per_second"])
+            # The calibration round replaces the first guess; later rounds only raise it,
+            # so a queue is never short because one round was slow.
+            rate[target, level] = max(rate[target, level], measured) if number else measured
             return row
 
         for level in levels:
