@@ -121,6 +121,20 @@ def our_stack(workdir: Path, store_url: str | None = None) -> Iterator[Side]:
         )
 
 
+def idle_cpu(sides: list[Side], seconds: float) -> dict[str, dict[str, float]]:
+    """Each side's CPU at rest (no client connected), in ms a second, by part: what
+    health checks, timers and polling cost before any game."""
+    before = {side.target: {p: read() for p, read in side.parts.items()} for side in sides}
+    started = time.monotonic()
+    time.sleep(seconds)
+    after = {side.target: {p: read() for p, read in side.parts.items()} for side in sides}
+    elapsed = time.monotonic() - started
+    return {
+        target: {p: round((after[target][p] - t0) / elapsed * 1000, 2) for p, t0 in parts.items()}
+        for target, parts in before.items()
+    }
+
+
 class ClientProcess:
     """A client process speaking the line protocol of client.js and ours.py."""
 

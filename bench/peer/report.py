@@ -69,10 +69,12 @@ def markdown(peer: dict[str, Any]) -> str:
         " CPU from /proc (user + system, children included) over each window, divided by the"
         " moves the servers applied in it; the median round is shown.",
         "",
-        "| games at once | server | server CPU µs/move | of which | client CPU µs/move"
-        " | moves/s | decisions/game | rounds (server µs/move) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| games at once | server | server CPU µs/move | above idle | of which"
+        " | client CPU µs/move | moves/s | decisions per finished game"
+        " | rounds (server µs/move) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
+    slow = []
     for side in peer.get("sides") or []:
         parts = side.get("parts_us_per_move") or {}
         split = (
@@ -81,12 +83,45 @@ def markdown(peer: dict[str, Any]) -> str:
             else ""
         )
         rounds = " / ".join(_us(x) for x in side.get("rounds_server_us") or [])
+        label = LABELS.get(side["target"], side["target"])
+        if (side.get("moves_per_second") or 0) < 5 * side["games"]:
+            slow.append(f"{label} at {side['games']} game{'s' if side['games'] > 1 else ''}")
         out.append(
-            f"| {side['games']} | {LABELS.get(side['target'], side['target'])}"
-            f" | {_us(side['server_cpu_us_per_move'])} | {split}"
+            f"| {side['games']} | {label}"
+            f" | {_us(side['server_cpu_us_per_move'])}"
+            f" | {_us(side.get('server_cpu_us_per_move_above_idle'))} | {split}"
             f" | {_us(side['client_cpu_us_per_move'])} | {_us(side['moves_per_second'])}"
             f" | {side['decisions_per_game'] or ''} | {rounds} |"
         )
+    idle = peer.get("idle_ms_per_second") or {}
+    if idle:
+        out += [
+            "",
+            "At rest, before any game (no client connected), CPU in ms a second: "
+            + "; ".join(
+                f"{LABELS.get(t, t)} {sum(parts.values()):.1f}"
+                + (
+                    " (" + " + ".join(f"{PARTS.get(k, k)} {x:.1f}" for k, x in parts.items()) + ")"
+                    if len(parts) > 1
+                    else ""
+                )
+                for t, parts in idle.items()
+            )
+            + ". *Above idle* takes that rate out of each window.",
+        ]
+    out += [
+        "",
+        "*Decisions per finished game* are those of the games that ended within the rounds:"
+        " where a table finishes few games in a round the short ones are over-represented"
+        " (the replay test shows both sides play the same games, about 75 decisions).",
+    ]
+    if slow:
+        out += [
+            "",
+            f"Moving about once a second per game: {', '.join(slow)}. boardgame.io's FlatFile"
+            " waits for node-persist's write queue (a tick a second) when a match is alone;"
+            " its CPU per move there is mostly what the server burns at rest, over few moves.",
+        ]
     out += [
         "",
         "| games at once | ours / boardgame.io in memory | ours / boardgame.io FlatFile |",

@@ -53,6 +53,7 @@ def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
         "window": args.peer_seconds or (2.0 if quick else 8.0),
         "warmup": args.peer_warmup if args.peer_warmup is not None else (0.5 if quick else 2.0),
         "min_moves": 40 if quick else 200,
+        "idle": 2.0 if quick else 5.0,
         "omit_view": args.peer_omit_view,
         "profile": args.peer_profile,
         "store_url": args.store_url,
@@ -128,10 +129,18 @@ def _median(rows: list[dict[str, Any]], key: str) -> float | None:
     return round(statistics.median(values), 1) if values else None
 
 
-def summarize(rows: list[dict[str, Any]], levels: list[int]) -> dict[str, Any]:
-    """Per side and size, the medians over the rounds; per size, ours against each of
-    boardgame.io's: the ratio of the medians, and the median of the rounds' ratios (each
-    round of ours against the round of theirs right after it)."""
+def summarize(
+    rows: list[dict[str, Any]], levels: list[int], idle: dict[str, dict[str, float]] | None = None
+) -> dict[str, Any]:
+    """Per side and size, the medians over the rounds (and the CPU per move above what
+    the side burns at rest); per size, ours against each of boardgame.io's: the ratio of
+    the medians, and the median of the rounds' ratios (each round of ours against the
+    round of theirs right after it)."""
+    for row in rows:
+        rest = sum((idle or {}).get(row["target"], {}).values())  # ms a second
+        if row["server_cpu_us_per_move"] and row["moves_per_second"]:
+            above = row["server_cpu_us_per_move"] - rest * 1000 / row["moves_per_second"]
+            row["server_cpu_us_per_move_above_idle"] = round(above, 1)
     sides = []
     for level in levels:
         for target in TARGETS:
@@ -150,6 +159,9 @@ def summarize(rows: list[dict[str, Any]], levels: list[int]) -> dict[str, Any]:
                     "games": level,
                     "rounds": len(mine),
                     "server_cpu_us_per_move": _median(mine, "server_cpu_us_per_move"),
+                    "server_cpu_us_per_move_above_idle": _median(
+                        mine, "server_cpu_us_per_move_above_idle"
+                    ),
                     "parts_us_per_move": parts,
                     "client_cpu_us_per_move": _median(mine, "client_cpu_us_per_move"),
                     "moves_per_second": _median(mine, "moves_per_second"),
@@ -267,6 +279,7 @@ def section(
     store_url: str | None = None,
     calibrate: float | None = None,
     per_table: int | None = None,
+    idle: float = 5.0,
 ) -> dict[str, Any]:
     """Every side at every size, interleaved; ``calibrate`` 0 skips the calibration
     rounds, ``per_table`` fixes each table's queue of games (else sized from the rate)."""
@@ -303,6 +316,16 @@ def section(
             BGIO_MEMORY: stack.enter_context(harness.bgio_server(node, "memory", work)),
             BGIO_FLATFILE: stack.enter_context(harness.bgio_server(node, "flatfile", work)),
         }
+        time.sleep(1.0)  # started: let start-up work settle before the idle figure
+        out["idle_ms_per_second"] = harness.idle_cpu(list(sides.values()), idle)
+        print(
+            "  idle, no client: "
+            + "; ".join(
+                f"{t} {sum(parts.values()):.1f} ms/s"
+                for t, parts in out["idle_ms_per_second"].items()
+            ),
+            flush=True,
+        )
 
         def one(target: str, level: int, seconds: float, number: int) -> dict[str, Any]:
             nonlocal seed
@@ -355,7 +378,7 @@ def section(
             out["profile"] = _profile_round(
                 sides[OURS], work, out_dir, level, rate[OURS, level], warmup, window, omit_view
             )
-    out.update(summarize(out["rounds"], levels))
+    out.update(summarize(out["rounds"], levels, out["idle_ms_per_second"]))
     out["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]
     out["duration_seconds"] = round(time.time() - started, 1)
     # Kept apart as well: a later run of other sections rewrites latest.json without it,

@@ -123,6 +123,7 @@ def test_the_peer_harness_measures_every_side_at_the_smallest_size(tmp_path):
         min_moves=3,  # FlatFile alone moves about once a second: the window waits for 3
         calibrate=0,
         per_table=2,
+        idle=0.5,
     )
     assert not results.get("errors"), results["errors"]
     rows = {r["target"]: r for r in peer["rounds"]}
@@ -135,6 +136,8 @@ def test_the_peer_harness_measures_every_side_at_the_smallest_size(tmp_path):
         assert 1.5 <= row["updates_per_move"] <= 2.5, (target, row)
         assert row["errors"] == {}, (target, row["errors"])
     assert set(rows["ours"]["parts_us_per_move"]) == {"service", "gateway", "envoy"}
+    assert set(peer["idle_ms_per_second"]) == set(harness.TARGETS)
+    assert all(x >= 0 for parts in peer["idle_ms_per_second"].values() for x in parts.values())
     assert rows["ours"]["parts_us_per_move"]["service"] > 0
     assert rows["ours"]["list_calls_per_move"] >= 1.0  # ListMoves before each SubmitMove
     for target in (harness.BGIO_MEMORY, harness.BGIO_FLATFILE):
