@@ -120,7 +120,7 @@ def test_the_peer_harness_measures_every_side_at_the_smallest_size(tmp_path):
         rounds=1,
         window=1.0,
         warmup=0.3,
-        min_moves=3,  # FlatFile alone moves about once a second: the window waits for 3
+        min_moves=5,  # FlatFile alone moves about once a second: the window waits for 5
         calibrate=0,
         per_table=2,
         idle=0.5,
