@@ -199,10 +199,11 @@ async def main(argv: list[str]) -> None:
                 failed = [str(t.exception()) for t in tasks if t.done() and not t.cancelled()]
                 say({"event": "mark", **counts.as_dict(), "failed_tables": failed})
             elif command in ("stop", ""):
+                failed = [str(t.exception()) for t in tasks if t.done() and not t.cancelled()]
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
-                say({"event": "done", **counts.as_dict()})
+                say({"event": "done", **counts.as_dict(), "failed_tables": failed})
                 break
     finally:
         for player in players:

@@ -70,6 +70,11 @@ def _per_move(seconds: float, moves: int) -> float | None:
     return round(seconds / moves * 1e6, 1) if moves else None
 
 
+def _failed(done: dict[str, Any]) -> dict[str, int]:
+    failed = done.get("failed_tables") or []
+    return {"failed tables": len(failed)} if failed else {}
+
+
 def figures(target: str, level: int, number: int, w: Window, load: float) -> dict[str, Any]:
     """One round's figures: CPU per move of each part of the server, the client's, the
     rate, and what the client saw (updates per move, game lengths, late set-ups)."""
@@ -97,9 +102,12 @@ def figures(target: str, level: int, number: int, w: Window, load: float) -> dic
         "setup_seconds": round(w.ready.get("setup_seconds") or 0.0, 2),
         "finished_games": finished,
         "decisions_per_game": round(done["decisions"] / finished, 1) if finished else None,
-        "errors": done.get("errors") or {},
+        # Refused calls by code, and tables that stopped on an error (a stream that ended).
+        "errors": {**(done.get("errors") or {}), **_failed(done)},
         "load_average": round(load, 2),
     }
+    if done.get("failed_tables"):
+        row["failures"] = done["failed_tables"][:3]
     if "listed" in mark1:
         row["list_calls_per_move"] = round((mark1["listed"] - mark0["listed"]) / moves, 2)
     if "deckSeen" in done:
