@@ -11,6 +11,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from bench.peer import report as peer_report
+
 BEGIN = "<!-- figures:begin (python -m bench report rewrites this section) -->"
 END = "<!-- figures:end -->"
 
@@ -682,6 +684,7 @@ def markdown(results: dict[str, Any], target_decisions: float = 1000.0) -> str:
         )
         out.append("")
 
+    out += peer_report.lines(results)
     plots = results.get("plots") or []
     if plots:
         out += [
