@@ -1,6 +1,7 @@
-"""Engine figures: decisions a second, random games a second, decisions per game, and the
+"""Engine figures: decisions a second, random games a second, decisions per game, the
 cost of one decision (listing the seat's legal moves, choosing one, applying it), also
-by move number within a game.
+by move number within a game, and the cost of one call of the game's evaluation (the
+bots' estimate of an unfinished position, services/<game>/engine/evaluate.py).
 
 Pure Python in this process: what one core of a game service spends on the rules. Games
 are seeded (seed 1, 2, ...), so two runs play the same games in the same order; the
@@ -9,6 +10,7 @@ clock decides only how many.
 
 from __future__ import annotations
 
+import copy
 import random
 import statistics
 import time
@@ -18,6 +20,9 @@ from typing import Any
 from services.kit.testing import choose
 
 BUCKET = 10  # decisions per point of the cost-by-move-number curve
+EVALUATION_STATES = 60  # positions the evaluation is timed on (one every EVALUATION_EVERY)
+EVALUATION_EVERY = 7  # decisions between two positions taken from a game
+EVALUATION_SECONDS = 0.3
 
 # Options random play sets explicitly, by game (the Options fields; the proto's have the
 # same names). Shén's rulebook has no end for a position nobody can change any more,
@@ -48,6 +53,8 @@ class EngineFigures:
     p99_decision_us: float
     # (first move number of a bucket of BUCKET decisions, median us, p90 us)
     cost_by_move_number: list[tuple[int, float, float]]
+    # One call of the game's evaluation on an unfinished position (None: it has none).
+    evaluate_us: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -114,7 +121,42 @@ def measure(
         p90_decision_us=round(_percentile(costs, 0.9) / 1000, 2),
         p99_decision_us=round(_percentile(costs, 0.99) / 1000, 2),
         cost_by_move_number=curve,
+        evaluate_us=evaluation_cost(
+            engine, players, options, seed=seed, seconds=min(EVALUATION_SECONDS, seconds / 10)
+        ),
     )
+
+
+def evaluation_cost(
+    engine: Any, players: int, options: Any, seed: int = 1, seconds: float = EVALUATION_SECONDS
+) -> float | None:
+    """Microseconds a call of ``engine.evaluate`` takes (the estimate a bot's search asks
+    of each position it stops at), on positions taken along seeded random games (every
+    EVALUATION_EVERY-th decision, unfinished), timed apart from the figures above; None
+    for a game without one."""
+    evaluate = getattr(engine, "evaluate", None)
+    if evaluate is None:
+        return None
+    positions: list[Any] = []
+    game = 0
+    while len(positions) < EVALUATION_STATES:
+        state = engine.new_game(seed + game, players, options)
+        rng = random.Random(seed + game)
+        number = 0
+        while engine.outcome(state) is None and len(positions) < EVALUATION_STATES:
+            if number % EVALUATION_EVERY == EVALUATION_EVERY - 1:
+                positions.append(copy.deepcopy(state))
+            seat, move = choose(engine, state, rng)
+            engine.apply(state, seat, move)
+            number += 1
+        game += 1
+    calls = 0
+    started = time.perf_counter()
+    while calls == 0 or time.perf_counter() - started < seconds:
+        for position in positions:
+            evaluate(position)
+        calls += len(positions)
+    return round((time.perf_counter() - started) / calls * 1e6, 2)
 
 
 def _percentile(ordered: list[int] | list[float], q: float) -> float:

@@ -37,13 +37,14 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
-from client.api import refusal
+from client.api import FINISHED, IN_PROGRESS, refusal
 from client.bot import cmd_bot
-from client.game import Game, chosen_move, move_texts, show_state, show_turn
+from client.game import Game, chosen_move, move_texts, seat_label, show_state, show_turn
 from client.interactive import play_interactive
 from client.render.colour import paint
 from client.tables import (
@@ -55,6 +56,7 @@ from client.tables import (
     cmd_lobby,
     cmd_resign,
     seconds,
+    waiting_for,
 )
 from services import registry
 
@@ -91,6 +93,8 @@ def cmd_play(game: Game, args: argparse.Namespace) -> None:
     if args.move is None:
         sys.exit("play takes a move (by number or text), or --interactive")
     listed = game.call("ListMoves", args.token, game_id=args.game)
+    if not listed.moves:
+        sys.exit(f"{args.move!r} not sent: {no_decision(listed.game)}")
     texts = move_texts(game, listed)
     chosen = chosen_move(listed, texts, args.move)
     if chosen is None:
@@ -107,13 +111,29 @@ def cmd_play(game: Game, args: argparse.Namespace) -> None:
     show_state(game, reply, args.as_seat)
 
 
+def no_decision(header: Any) -> str:
+    """Why a seat has nothing to decide now, in one line."""
+    if header.status != IN_PROGRESS:
+        return waiting_for(header)  # waiting for players, or over
+    if not header.HasField("viewer"):
+        return "a spectator has no moves: give a seat's --token=TOKEN (or TABLETOP_TOKEN)"
+    acting = ", ".join(f"{header.seats[s].name} ({seat_label(header.seats[s])})"
+                       for s in header.to_act)  # fmt: skip
+    return f"it is not this seat's decision now (to act: {acting or 'the service'})"
+
+
 def cmd_watch(game: Game, args: argparse.Namespace) -> None:
+    # Turns behind the game's latest version come without the seats: name them from the
+    # game as it is, by their rulebook names, as `history` does.
+    seats = game.call("GetGame", args.token, game_id=args.game).game.seats
     for update in game.watch(args.game, args.token, args.from_version):
+        if update.game.seats:
+            seats = update.game.seats
         if update.HasField("turn"):
-            show_turn(game, update.turn, update.game.seats)
+            show_turn(game, update.turn, seats)
         if update.HasField("view"):
             show_state(game, update, args.as_seat)
-            if update.game.status == 2:
+            if update.game.status == FINISHED:
                 return
 
 
@@ -325,10 +345,17 @@ def main(argv: list[str] | None = None) -> None:
             cmd_games(channel, args)
         else:
             COMMANDS[args.command](Game(args.name, channel), args)
+        sys.stdout.flush()  # here, where a reader gone away is caught below
     except grpc.RpcError as error:
         sys.exit(refusal(error))
     except KeyboardInterrupt:
         pass
+    except BrokenPipeError:
+        # The reader left (`client ... | head`): stop quietly, as a filter does. Python
+        # would flush stdout again at exit and report that failure too: point it at
+        # /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from tabletop.common.v1 import table_pb2
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
 from client import render
+from client.api import FINISHED
 from client.render.colour import paint
 from services import registry
 
@@ -66,21 +67,23 @@ def seat_side(game: Game, spec: str | None, header: Any) -> int | None:
 def show_state(game: Game, response: Any, as_seat: str | None = None) -> None:
     side = seat_side(game, as_seat, response.game)
     print(render.board(game.name, response.view, response.game, as_seat=side))
-    header = response.game
-    if header.status == 2:
-        print(paint(f"game over: {header.outcome.reason}", "bold"))
-        for line in header.outcome.details:
-            print(f"  {line}")
-        names = [header.seats[w].name for w in header.outcome.winners]
-        print(f"  winners: {', '.join(names) or 'nobody'}")
+    if response.game.status == FINISHED:
+        show_outcome(response.game)
+
+
+def turn_lines(turn: Any, seats: Any) -> list[str]:
+    """One accepted move as the commands print it: version, the seat's rulebook name and
+    the move's text, then its events."""
+    who = seats[turn.seat].name if turn.seat < len(seats) else f"seat {turn.seat}"
+    what = turn.move_text or "(a secret move)"
+    return [paint(f"v{turn.version} {who}: {what}", "bold")] + [
+        f"    {event.text}" for event in turn.events
+    ]
 
 
 def show_turn(game: Game, turn: Any, seats: Any) -> None:
-    who = seats[turn.seat].name if turn.seat < len(seats) else f"seat {turn.seat}"
-    what = turn.move_text or "(a secret move)"
-    print(paint(f"v{turn.version} {who}: {what}", "bold"))
-    for event in turn.events:
-        print(f"    {event.text}")
+    for line in turn_lines(turn, seats):
+        print(line)
 
 
 def options(game: Game, pairs: list[str]) -> Any:
@@ -124,13 +127,19 @@ def need_token(args: argparse.Namespace) -> str:
     return args.token
 
 
+def outcome_lines(header: Any) -> list[str]:
+    """How a finished game ended, the winners by their seats' rulebook names."""
+    names = [header.seats[w].name for w in header.outcome.winners]
+    return [
+        paint(f"game over: {header.outcome.reason}", "bold"),
+        *(f"  {line}" for line in header.outcome.details),
+        f"  winners: {', '.join(names) or 'nobody'}",
+    ]
+
+
 def show_outcome(header: Any) -> None:
-    """How a finished game ended, the winners named as the table knows them."""
-    print(paint(f"game over: {header.outcome.reason}", "bold"))
-    for line in header.outcome.details:
-        print(f"  {line}")
-    names = [seat_label(header.seats[w]) for w in header.outcome.winners]
-    print(f"  winners: {', '.join(names) or 'nobody'}")
+    for line in outcome_lines(header):
+        print(line)
 
 
 def move_texts(game: Game, listed: Any) -> list[str]:

@@ -113,13 +113,70 @@ def cmd_create(game: Game, args: argparse.Namespace) -> None:
     reply = game.call("CreateGame", args.key, **fields)
     print(f"game {reply.game.game_id}")
     for token in reply.seat_tokens:
-        print(f"  seat {token.seat} ({token.name}): {token.token}")
+        print(token_line(reply.game, token))
     if table:
         for seat in reply.game.seats:
             if seat.state in (table_pb2.SEAT_STATE_OPEN, table_pb2.SEAT_STATE_BOT):
                 who = "open" if seat.state == table_pb2.SEAT_STATE_OPEN else seat.player_name
                 print(f"  seat {seat.index} ({seat.name}): {who}")
         print(waiting_for(reply.game))
+
+
+def token_line(header: Any, token: Any) -> str:
+    """A seat's token as create and join print it: the seat's number, its rulebook name
+    and its player's name when one was given, then the token."""
+    player = header.seats[token.seat].player_name if token.seat < len(header.seats) else ""
+    who = f"{token.name}, {player}" if player and player != token.name else token.name
+    return f"  seat {token.seat} ({who}): {token.token}"
+
+
+def duration(value: Any) -> str:
+    """A protobuf Duration for people: 45s, 5m, 1h30m, 2m30s."""
+    total = round(value.ToNanoseconds() / 1e9)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = "".join(f"{n}{unit}" for n, unit in ((hours, "h"), (minutes, "m"), (secs, "s")) if n)
+    return text or "0s"
+
+
+def clock(header: Any) -> str:
+    """The table's clock in a few words ("-" for none)."""
+    if not header.HasField("time_control"):
+        return "-"
+    control = header.time_control
+    parts = []
+    if control.HasField("per_decision"):
+        parts.append(f"{duration(control.per_decision)} a decision")
+    if control.HasField("bank"):
+        bank = f"bank {duration(control.bank)}"
+        if control.HasField("increment"):
+            bank += f" +{duration(control.increment)}"
+        parts.append(bank)
+    parts.append("forfeit" if control.on_timeout == table_pb2.TIMEOUT_ACTION_FORFEIT else "bot")
+    return ", ".join(parts)
+
+
+def options_text(header: Any) -> str:
+    """The options the game was created with (every one, defaults included): key=value."""
+    from google.protobuf import json_format
+
+    values = json_format.MessageToDict(header.options)
+    shown = [
+        f"{key}={int(value) if isinstance(value, float) and value.is_integer() else value}"
+        for key, value in sorted(values.items())
+    ]
+    return ", ".join(shown) or "-"
+
+
+def result(game: Game, header: Any) -> str:
+    """How a finished game ended, its winners by their seats' names ("-" before the end).
+    The lobby's headers carry no outcome: a finished game's is read with GetGame."""
+    if header.status != FINISHED:
+        return "-"
+    if not header.HasField("outcome"):
+        header = game.call("GetGame", game_id=header.game_id).game
+    names = [header.seats[w].name for w in header.outcome.winners]
+    return f"{header.outcome.reason}: {', '.join(names) or 'nobody'} won"
 
 
 def when(stamp: Any) -> str:
@@ -133,7 +190,7 @@ def cmd_lobby(game: Game, args: argparse.Namespace) -> None:
     if args.page_token:
         fields["page_token"] = args.page_token
     reply = game.call("ListGames", **fields)
-    rows = [("game", "status", "players", "seats", "created")]
+    rows = [("game", "status", "players", "seats", "clock", "created", "result", "options")]
     for header in reply.games:
         rows.append(
             (
@@ -141,7 +198,10 @@ def cmd_lobby(game: Game, args: argparse.Namespace) -> None:
                 STATUS_NAMES.get(header.status, "unknown"),
                 str(len(header.seats)),
                 ", ".join(seat_label(s) for s in header.seats),
+                clock(header),
                 when(header.created_at),
+                result(game, header),
+                options_text(header),
             )
         )
     if len(rows) == 1:
@@ -164,7 +224,7 @@ def cmd_join(game: Game, args: argparse.Namespace) -> None:
     token = reply.seat_token
     name = reply.game.seats[token.seat].player_name
     print(f"game {reply.game.game_id}: {name} takes seat {token.seat} ({token.name})")
-    print(f"  seat {token.seat} ({token.name}): {token.token}")
+    print(token_line(reply.game, token))
     print("the token is shown only this once: keep it (--token=TOKEN or TABLETOP_TOKEN)")
     print(waiting_for(reply.game))
 

@@ -10,6 +10,13 @@ GatewayMetrics name, summed over clusters. Register it in the gateway's registry
 
 Envoy's stat names are read in their JSON form: its Prometheus output splits a dotted
 service name (``tabletop.channeling.v1.ChannelingService``) into wrong tags.
+
+Every method the gateway routes has its series from the start, at 0, as go-grpc-prometheus
+creates them: started, handled for every code, messages, and both histograms (in
+Envoy's default buckets). Envoy creates a method's stats at its first call only, so the
+methods are read from its own route table (the exact paths of its configuration, read
+once) plus the services the gateway's Python side answers (catalog, health, reflection):
+a game that is not routed has none.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import re
 import urllib.parse
 import urllib.request
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +63,20 @@ _FILTER = (
     r"|upstream_rq_time)|upstream_rq_(active|pending)_overflow)$|^" + re.escape(RATE_LIMITED) + "$"
 )
 _CODES = {code.value[0]: code.name for code in grpc.StatusCode}
+# Envoy's histogram buckets when its configuration sets none (ms; ours sets none): the
+# bounds of a method's histogram before Envoy has recorded one for it.
+ENVOY_BUCKETS_MS = (
+    0.5, 1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000,
+    600000, 1800000, 3600000,
+)  # fmt: skip
+# What the gateway's Python side answers itself, behind Envoy's catch-all route.
+GATEWAY_SERVICES = (
+    "tabletop.gateway.v1.CatalogService",
+    "grpc.health.v1.Health",
+    "grpc.reflection.v1.ServerReflection",
+    "grpc.reflection.v1alpha.ServerReflection",
+)
+_PATH = re.compile(r"/([A-Za-z_][\w.]*)/([A-Za-z_]\w*)")
 # Both reflection versions have the same methods; the v1 protos are not compiled in.
 _ALIASES = {"grpc.reflection.v1.ServerReflection": "grpc.reflection.v1alpha.ServerReflection"}
 _CALL = ["grpc_type", "grpc_service", "grpc_method"]
@@ -89,18 +110,22 @@ class EnvoyStats(Collector):
         timeout: float = 2.0,
         fetch: Callable[[str], str] | None = None,
         python: CollectorRegistry | None = None,
+        routed: Iterable[tuple[str, str]] | None = None,
     ) -> None:
         # python: the gateway's Python side's own families; its limit refusals (the
-        # streams it routes) are added to Envoy's.
+        # streams it routes) are added to Envoy's. routed: the (service, method) pairs
+        # with series from the start; None reads them from Envoy's routes.
         self._python = python
         self._admin = admin
         self._timeout = timeout
         self._fetch = fetch or self._get
+        self._routed = None if routed is None else frozenset(routed)
         # grpc_type is read from the methods' descriptors: load those of every service.
         for entry in registry.SERVICES:
             entry.pb2()
         importlib.import_module("grpc_health.v1.health_pb2")
         importlib.import_module("grpc_reflection.v1alpha.reflection_pb2")
+        importlib.import_module("tabletop.gateway.v1.catalog_pb2")
 
     def describe(self) -> list[Metric]:
         return []  # so registering does not read Envoy
@@ -118,6 +143,8 @@ class EnvoyStats(Collector):
             return
         up.add_metric([], 1)
         yield up
+        for key in self.routed():
+            methods.setdefault(key, _Method())
         yield from _families(methods)
         family = CounterMetricFamily(
             "tabletop_gateway_limited",
@@ -139,6 +166,26 @@ class EnvoyStats(Collector):
                         limit = sample.labels["limit"]
                         out[limit] = out.get(limit, 0) + sample.value
         return out
+
+    def routed(self) -> frozenset[tuple[str, str]]:
+        """Every (service, method) the gateway routes: the exact paths of Envoy's routes,
+        and every method of the services its Python side answers. Read from Envoy once;
+        while it cannot be read, only the latter (tried again at the next scrape)."""
+        if self._routed is not None:
+            return self._routed
+        own = frozenset(
+            (service, method) for service in GATEWAY_SERVICES for method in _methods_of(service)
+        )
+        try:
+            config = json.loads(self._fetch(self._config_url()))
+        except Exception as error:  # the counters do not wait for the route table
+            _log.warning("envoy_routes_unreadable", admin=self._admin, error=repr(error))
+            return own
+        self._routed = own | frozenset(_paths(config))
+        return self._routed
+
+    def _config_url(self) -> str:
+        return f"http://{self._admin}/config_dump?resource=static_listeners"
 
     def _url(self, **query: str) -> str:
         return f"http://{self._admin}/stats?" + urllib.parse.urlencode({"format": "json", **query})
@@ -178,6 +225,30 @@ class EnvoyStats(Collector):
                     middle = float(bin_["lower_bound"]) + float(bin_["width"]) / 2
                     method.sum_ms += int(bin_["count"]) * middle
         return methods, limited
+
+
+def _paths(config: Any) -> Iterator[tuple[str, str]]:
+    """The (service, method) of every route matching one exact gRPC path, anywhere in an
+    Envoy configuration dump."""
+    if isinstance(config, dict):
+        match = config.get("match")
+        if isinstance(match, dict) and isinstance(match.get("path"), str):
+            found = _PATH.fullmatch(match["path"])
+            if found:
+                yield found[1], found[2]
+        for value in config.values():
+            yield from _paths(value)
+    elif isinstance(config, list):
+        for value in config:
+            yield from _paths(value)
+
+
+def _methods_of(service: str) -> list[str]:
+    try:
+        found = descriptor_pool.Default().FindServiceByName(_ALIASES.get(service, service))
+    except KeyError:
+        return []
+    return [method.name for method in found.methods]
 
 
 def _stats(body: str) -> list[dict[str, Any]]:
@@ -256,17 +327,20 @@ def _families(methods: dict[tuple[str, str], _Method]) -> Iterator[Metric]:
     for (service, name), method in sorted(methods.items()):
         labels = [grpc_type(service, name), service, name]
         started.add_metric(labels, method.total)
-        for code, value in sorted(method.codes.items()):
+        # Every code, as go-grpc-prometheus: a code's first call is an increase, not a
+        # series born at 1 (an unknown number Envoy counted comes on top, as UNKNOWN).
+        codes = {**dict.fromkeys(_CODES.values(), 0), **method.codes}
+        for code, value in sorted(codes.items()):
             handled.add_metric([*labels, code], value)
         received.add_metric(labels, method.received)
         sent.add_metric(labels, method.sent)
-        if method.buckets:
-            cumulative = sorted(method.buckets.items())
-            # Envoy may merge its histograms between the two reads: +Inf stays the largest.
-            count = max(method.count, cumulative[-1][1])
-            buckets = [(str(ms / 1000), value) for ms, value in cumulative]
-            buckets.append(("+Inf", count))
-            for family in (server_seconds, client_seconds):
-                family.add_metric(labels, buckets, method.sum_ms / 1000)
-            client_started.add_metric(labels, count)
+        # Before Envoy has recorded a time for the method: its buckets, empty.
+        cumulative = sorted(method.buckets.items()) or [(ms, 0) for ms in ENVOY_BUCKETS_MS]
+        # Envoy may merge its histograms between the two reads: +Inf stays the largest.
+        count = max(method.count, cumulative[-1][1])
+        buckets = [(str(ms / 1000), value) for ms, value in cumulative]
+        buckets.append(("+Inf", count))
+        for family in (server_seconds, client_seconds):
+            family.add_metric(labels, buckets, method.sum_ms / 1000)
+        client_started.add_metric(labels, count)
     yield from (started, handled, received, sent, server_seconds, client_seconds, client_started)

@@ -6,6 +6,8 @@ from client.render.colour import paint
 
 SEATS = ("Light", "Dark")
 STEPS = {1: "play a glyph", 2: "move a Druid", 3: "choose a Leyline Path", 4: "replace cards"}
+GAME_OVER = 5  # tabletop.channeling.v1.STEP_GAME_OVER
+FINISHED = 2  # tabletop.common.v1.GAME_STATUS_FINISHED
 # The game's Overchanneling reading, as the header's options name it; a game stored
 # before the option existed has no key and plays step 6.
 OVERCHANNELING = {
@@ -54,11 +56,16 @@ def board(view, header) -> str:
             f"  supply {player.supply:2}  overchanneling {player.overchanneling}"
             f"  hand: {' '.join(player.hand)}"
         )
-    step = STEPS.get(view.step, "?")
-    extra = f" (glyph {view.glyph})" if view.glyph else ""
-    lines.append(
-        f"turn {view.turn}: {SEATS[view.current]} to {step}{extra}; deck {view.deck_count}"
-    )
+    if view.step == GAME_OVER or header.status == FINISHED:
+        # No step is played any more, whatever the rules' state would go on with (a game
+        # ended by the service, a resignation say, keeps the step it was in).
+        lines.append(f"turn {view.turn}: the game is over; deck {view.deck_count}")
+    else:
+        step = STEPS.get(view.step, "?")
+        extra = f" (glyph {view.glyph})" if view.glyph else ""
+        lines.append(
+            f"turn {view.turn}: {SEATS[view.current]} to {step}{extra}; deck {view.deck_count}"
+        )
     if view.HasField("end_triggered_by"):
         lines.append(f"the end is triggered by {SEATS[view.end_triggered_by]}: last turn")
     chosen = header.options.fields.get("overchanneling")

@@ -8,7 +8,8 @@ headless Service, PodDisruptionBudget, NetworkPolicy and ServiceAccount in the b
 its route in the gateway, its patches in the overlays (a volume in dev, a Secret key and
 an autoscaler and a store egress policy in prod); ports, probe service names and image
 tags come from the list, the protos and pyproject.toml. The opt-in components (TLS,
-ServiceMonitor, alerts, Grafana dashboard, Gateway API, Ingress) are written too; the
+ServiceMonitor, alerts, Grafana dashboard, Gateway API, Ingress, cert-manager) are written
+too; the
 alerts and the dashboard come from deploy/observability, so they cannot drift apart.
 The output is committed so that a reviewer sees what a cluster gets; ``tests/deploy``
 checks it is what this module writes now.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -161,11 +163,22 @@ def deployment(
     }
 
 
+# What a client of the gateway's Service speaks: gRPC in cleartext, or over TLS (the tls
+# component sets GRPCS). The edge components copy it into their own settings (ingress-
+# nginx's backend-protocol; a Gateway API BackendTLSPolicy only for GRPCS), so they match
+# the overlay they are rendered on.
+BACKEND_PROTOCOL = "tabletop/backend-protocol"
+CLEARTEXT, TLS = "GRPC", "GRPCS"
+
+
 def service(host: str, component: str, port: int, metrics_port: int) -> dict[str, Any]:
+    metadata = _meta(host, host, component)
+    if component == "gateway":
+        metadata["annotations"] = {BACKEND_PROTOCOL: CLEARTEXT}
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": _meta(host, host, component),
+        "metadata": metadata,
         "spec": {
             "type": "ClusterIP",
             "selector": _selector(host),
@@ -710,13 +723,43 @@ PUBLIC_TLS_SECRET = "tabletop-public-tls"  # the certificate for PUBLIC_HOST (th
 GATEWAY_CA_CONFIGMAP = "tabletop-gateway-ca"  # ca.crt: the CA that signed the gateway's cert
 
 
+def _from_marker(*targets: dict[str, Any]) -> dict[str, Any]:
+    """A replacement copying the gateway Service's BACKEND_PROTOCOL into ``targets``."""
+    gw = registry.GATEWAY.host
+    return {
+        "source": {
+            "kind": "Service",
+            "name": gw,
+            "fieldPath": f"metadata.annotations.{BACKEND_PROTOCOL}",
+        },
+        "targets": list(targets),
+    }
+
+
+def _target(kind: str, field: str) -> dict[str, Any]:
+    """The gateway's own ``kind`` object (none: nothing to do), at an annotation ``field``
+    (a key with dots goes in brackets), created if missing."""
+    key = f"[{field}]" if "." in field else field
+    return {
+        "select": {"kind": kind, "name": registry.GATEWAY.host},
+        "fieldPaths": [f"metadata.annotations.{key}"],
+        "options": {"create": True},
+    }
+
+
+GATEWAY_API_GROUP = "gateway.networking.k8s.io"
+
+
 def gateway_api() -> dict[str, Any]:
     """Opt-in: clients outside the cluster reach the gateway through the Gateway API. A
     Gateway terminates their TLS for PUBLIC_HOST, a GRPCRoute sends every call to the
-    tabletop-gateway Service, and a BackendTLSPolicy makes that hop TLS, verified (the
-    prod overlay's gateway serves TLS). ``gatewayClassName`` names the cluster's
-    implementation; to attach to a shared Gateway instead, delete ours and change the
-    route's ``parentRefs`` (docs/deploy.md)."""
+    tabletop-gateway Service, and on an overlay whose gateway serves TLS (prod) a
+    BackendTLSPolicy makes that hop TLS, verified. On a cleartext overlay (dev) the
+    policy is left out, and the Service's ``appProtocol: kubernetes.io/h2c`` says to speak
+    cleartext HTTP/2: the nested ``transport`` component first copies the Service's
+    BACKEND_PROTOCOL onto the route and the policy, and the policy marked GRPC is deleted.
+    ``gatewayClassName`` names the cluster's implementation; to attach to a shared
+    Gateway instead, delete ours and change the route's ``parentRefs`` (docs/deploy.md)."""
     gw = registry.GATEWAY
     labels = _labels(gw.host, "gateway")
     gateway = {
@@ -770,16 +813,44 @@ def gateway_api() -> dict[str, Any]:
             },
         },
     }
+    cleartext = {
+        "group": GATEWAY_API_GROUP,
+        "kind": "BackendTLSPolicy",
+        "name": gw.host,
+        "annotationSelector": f"{BACKEND_PROTOCOL}={CLEARTEXT}",
+    }
+    delete = {
+        "apiVersion": f"{GATEWAY_API_GROUP}/v1",
+        "kind": "BackendTLSPolicy",
+        "metadata": {"name": gw.host},
+        "$patch": "delete",
+    }
     return {
-        "components/gateway-api/kustomization.yaml": _component(resources=["gateway-api.yaml"]),
+        "components/gateway-api/kustomization.yaml": _component(
+            resources=["gateway-api.yaml"],
+            components=["transport"],
+            patches=[{"target": cleartext, "patch": yaml.safe_dump(delete, sort_keys=False)}],
+        ),
+        "components/gateway-api/transport/kustomization.yaml": _component(
+            replacements=[
+                _from_marker(
+                    _target("BackendTLSPolicy", BACKEND_PROTOCOL),
+                    _target("GRPCRoute", BACKEND_PROTOCOL),
+                )
+            ]
+        ),
         "components/gateway-api/gateway-api.yaml": [gateway, route, backend_tls],
     }
 
 
+NGINX_PROTOCOL = "nginx.ingress.kubernetes.io/backend-protocol"
+
+
 def ingress() -> dict[str, Any]:
     """Opt-in: clients outside the cluster reach the gateway through ingress-nginx. It
-    terminates their TLS for PUBLIC_HOST and speaks gRPC over TLS to the gateway
-    (``backend-protocol: GRPCS``; a plaintext overlay needs ``GRPC``)."""
+    terminates their TLS for PUBLIC_HOST and speaks gRPC to the gateway as the overlay's
+    gateway serves it: ``backend-protocol`` is copied from the Service's BACKEND_PROTOCOL
+    (GRPC on dev, GRPCS where the tls component is on)."""
     gw = registry.GATEWAY
     resource = {
         "apiVersion": "networking.k8s.io/v1",
@@ -788,7 +859,7 @@ def ingress() -> dict[str, Any]:
             "name": gw.host,
             "labels": _labels(gw.host, "gateway"),
             "annotations": {
-                "nginx.ingress.kubernetes.io/backend-protocol": "GRPCS",
+                NGINX_PROTOCOL: CLEARTEXT,  # replaced by the Service's, below
                 # WatchGame streams stay open as long as a watcher (the gateway's own
                 # stream deadline is an hour): nginx's 60 s default would cut them.
                 "nginx.ingress.kubernetes.io/proxy-read-timeout": "3600",
@@ -817,7 +888,10 @@ def ingress() -> dict[str, Any]:
         },
     }
     return {
-        "components/ingress/kustomization.yaml": _component(resources=["ingress.yaml"]),
+        "components/ingress/kustomization.yaml": _component(
+            resources=["ingress.yaml"],
+            replacements=[_from_marker(_target("Ingress", NGINX_PROTOCOL))],
+        ),
         "components/ingress/ingress.yaml": [resource],
     }
 
@@ -883,12 +957,15 @@ def _tls_patch(
     )
 
 
-def _service_tls_patch(host: str, port: int) -> dict[str, Any]:
+def _service_tls_patch(host: str, port: int, **annotations: str) -> dict[str, Any]:
     # The port speaks TLS now: h2c (cleartext HTTP/2) would mislead a mesh or an ingress.
+    metadata: dict[str, Any] = {"name": host}
+    if annotations:
+        metadata["annotations"] = annotations
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {"name": host},
+        "metadata": metadata,
         "spec": {"ports": [{"port": port, "protocol": "TCP", "appProtocol": None}]},
     }
 
@@ -935,14 +1012,79 @@ def tls() -> dict[str, Any]:
             },
         )
     )
-    patches.append(_service_tls_patch(gw.host, gw.port))
+    patches.append(_service_tls_patch(gw.host, gw.port, **{BACKEND_PROTOCOL: TLS}))
+    # An edge component listed before this one in the same kustomization has copied the
+    # cleartext protocol already: the Ingress takes the new one here; the Gateway API's
+    # BackendTLSPolicy is gone by then, so that order is refused (its route still says GRPC).
+    order = [
+        {
+            "op": "test",
+            "path": "/metadata/annotations/" + BACKEND_PROTOCOL.replace("/", "~1"),
+            "value": TLS,
+        }
+    ]
+    route = {"group": GATEWAY_API_GROUP, "kind": "GRPCRoute", "name": gw.host}
     return {
-        "components/tls/kustomization.yaml": {
-            "apiVersion": "kustomize.config.k8s.io/v1alpha1",
-            "kind": "Component",
-            "patches": [{"path": "patches.yaml"}],
-        },
+        "components/tls/kustomization.yaml": _component(
+            patches=[
+                {"path": "patches.yaml"},
+                {"target": route, "patch": yaml.safe_dump(order, sort_keys=False)},
+            ],
+            replacements=[_from_marker(_target("Ingress", NGINX_PROTOCOL))],
+        ),
         "components/tls/patches.yaml": patches,
+    }
+
+
+CERT_MANAGER_GROUP = "cert-manager.io"
+# The Issuer the Certificates name: a CA issuer (cert-manager then writes ca.crt beside
+# tls.crt and tls.key, the keys the tls component mounts). Patch issuerRef to name yours.
+ISSUER = {"name": "tabletop-ca", "kind": "Issuer", "group": CERT_MANAGER_GROUP}
+CERT_DURATION = "2160h"  # 90 days
+CERT_RENEW_BEFORE = "720h"  # 30 days before the end: the pods restart within that (docs)
+
+
+def _certificate(
+    secret: str, host: str, component: str, dns_names: list[str], usage: str
+) -> dict[str, Any]:
+    return {
+        "apiVersion": f"{CERT_MANAGER_GROUP}/v1",
+        "kind": "Certificate",
+        "metadata": _meta(secret, host, component),
+        "spec": {
+            "secretName": secret,
+            "commonName": dns_names[0],
+            "dnsNames": dns_names,
+            "usages": ["digital signature", usage],
+            "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"},
+            "duration": CERT_DURATION,
+            "renewBefore": CERT_RENEW_BEFORE,
+            "issuerRef": dict(ISSUER),
+        },
+    }
+
+
+def cert_manager() -> dict[str, Any]:
+    """Opt-in, beside the tls component: cert-manager Certificates that make every Secret
+    the tls component mounts, from one CA Issuer the operator names (ISSUER by default):
+    each game's serving certificate for the name the gateway dials (its headless
+    Service), the gateway's client certificate for those hops, and the gateway's serving
+    certificate for its Service and PUBLIC_HOST (the name the Gateway API's
+    BackendTLSPolicy verifies). One CA signs them all, so each Secret's ca.crt is the CA
+    that signed its peers' certificates, as the tls component expects."""
+    gw = registry.GATEWAY
+    certificates = [
+        _certificate(GATEWAY_TLS_SECRET, gw.host, "gateway", [gw.host, PUBLIC_HOST], "server auth"),
+        _certificate(GATEWAY_UPSTREAM_SECRET, gw.host, "gateway", [gw.host], "client auth"),
+    ]
+    for entry in registry.SERVICES:
+        names = [f"{entry.host}-headless", entry.host]
+        certificates.append(
+            _certificate(game_tls_secret(entry), entry.host, "game", names, "server auth")
+        )
+    return {
+        "components/cert-manager/kustomization.yaml": _component(resources=["certificates.yaml"]),
+        "components/cert-manager/certificates.yaml": certificates,
     }
 
 
@@ -962,32 +1104,31 @@ def _comment(text: str) -> str:
     return "".join(f"# {line}".rstrip() + "\n" for line in text.strip("\n").splitlines())
 
 
-def private_registry() -> str:
-    """The `images:` block that moves every image to a private registry, as a comment."""
-    lines = [
-        "A private registry: uncomment and set the registry (kustomize rewrites every",
-        "container's image; `kustomize edit set image NAME=REGISTRY/NAME:TAG` writes the",
-        "same). Pull credentials: docs/deploy.md (imagePullSecrets on the ServiceAccounts).",
-        "images:",
-    ]
-    for spec in images():
-        name, tag = spec.tag().rsplit(":", 1)
-        lines += [
-            f"- name: {name}",
-            f"  newName: registry.example.com/tabletop/{name}",
-            f'  newTag: "{tag}"  # or digest: sha256:...',
-        ]
-    return "\n".join(lines)
+def your_own() -> str:
+    """What an overlay's reader is to do instead of editing it."""
+    names = ", ".join(spec.tag().rsplit(":", 1)[0] for spec in images())
+    return textwrap.fill(
+        "Your images (a registry, a tag or a digest), the opt-in components and your "
+        "patches go in a kustomization of your own with this overlay under `resources:`, "
+        f"with an `images:` entry per image ({names}): docs/deploy.md, "
+        '"Your own kustomization". kustomize applies them as it renders.',
+        width=86,
+        break_on_hyphens=False,
+    )
 
 
 # Comments written above a file's YAML: what a reader of that file needs to know.
 COMMENTS = {
-    "overlays/dev/kustomization.yaml": private_registry,
+    "overlays/dev/kustomization.yaml": your_own,
     "overlays/prod/kustomization.yaml": lambda: (
-        private_registry()
-        + "\nExposing the gateway outside the cluster (components/gateway-api or"
-        + "\ncomponents/ingress) and the Prometheus Operator objects (components/servicemonitor,"
-        + "\ncomponents/alerts, components/grafana-dashboard): add them to `components:`."
+        your_own()
+        + "\nThe Secrets it needs (PostgreSQL URLs; certificates, or components/cert-manager"
+        + "\nto make them): docs/deploy.md. Components listed here come after tls."
+    ),
+    "components/cert-manager/kustomization.yaml": lambda: (
+        "cert-manager Certificates making every Secret components/tls mounts, from the CA\n"
+        f'Issuer `{ISSUER["name"]}` (patch issuerRef to name yours): docs/deploy.md, "TLS".\n'
+        "A renewed certificate is read when its pods restart."
     ),
     "components/servicemonitor/kustomization.yaml": lambda: (
         "Prometheus Operator scraping: a ServiceMonitor (label release: kube-prometheus-stack,\n"
@@ -1005,13 +1146,16 @@ COMMENTS = {
     "components/gateway-api/kustomization.yaml": lambda: (
         f"Clients outside the cluster, through the Gateway API (v1.4 or later): Gateway\n"
         f"`tabletop` (set gatewayClassName to your implementation's class), a GRPCRoute for\n"
-        f"{PUBLIC_HOST} (patch the hostname) and a BackendTLSPolicy for the TLS hop to the\n"
-        f"gateway. Secret {PUBLIC_TLS_SECRET} and ConfigMap {GATEWAY_CA_CONFIGMAP}: docs/deploy.md."
+        f"{PUBLIC_HOST} (patch the hostname) and, where the gateway serves TLS, a\n"
+        f"BackendTLSPolicy for that hop (on a cleartext overlay it is left out: the Service's\n"
+        f"{BACKEND_PROTOCOL} says which). Secret {PUBLIC_TLS_SECRET} and ConfigMap\n"
+        f"{GATEWAY_CA_CONFIGMAP}: docs/deploy.md."
     ),
     "components/ingress/kustomization.yaml": lambda: (
         f"Clients outside the cluster, through ingress-nginx: TLS for {PUBLIC_HOST} (patch the\n"
-        f"host) from Secret {PUBLIC_TLS_SECRET}, gRPC over TLS to the gateway (GRPCS; with a\n"
-        f"plaintext overlay patch backend-protocol to GRPC). docs/deploy.md."
+        f"host) from Secret {PUBLIC_TLS_SECRET}, gRPC to the gateway as it serves it: the\n"
+        f"backend-protocol is the Service's {BACKEND_PROTOCOL} (GRPC, or GRPCS with tls).\n"
+        f"docs/deploy.md."
     ),
 }
 
@@ -1034,6 +1178,7 @@ def files() -> dict[str, str]:
         **gateway_api(),
         **ingress(),
         **tls(),
+        **cert_manager(),
     }
     return {
         path: render(content, COMMENTS[path]() if path in COMMENTS else "")

@@ -91,7 +91,9 @@ def _cell_message(cell: engine.CellView) -> pb.Cell:
 def view_to_proto(view: engine.View) -> pb.View:
     message = pb.View(
         current=view.current,
-        step=_STEPS[view.step],
+        # A finished game has no step to play; the engine's view keeps the step the rules
+        # would go on with (stored games' views are compared with it: tests/stored).
+        step=pb.STEP_GAME_OVER if view.outcome is not None else _STEPS[view.step],
         turn=view.turn,
         glyph=view.glyph or "",
         moved=view.moved or "",

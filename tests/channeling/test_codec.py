@@ -135,3 +135,39 @@ async def test_a_game_stored_without_the_overchanneling_key_replays_under_step_6
             assert live.state == expected
     finally:
         await second.store.close()
+
+
+def _finished_game(seed: int) -> tuple[engine.State, engine.State]:
+    """A seeded random game played to its end: the state before its last move, and after."""
+    played = random_game(engine, seed, 2, engine.Options())
+    before = replay(engine, seed, 2, engine.Options(), played.moves[:-1])
+    return before, played.state
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_finished_game_shows_no_step_to_play(seed):
+    before, after = _finished_game(seed)
+    finished = game_pb2.GameHeader(status=game_pb2.GAME_STATUS_FINISHED)
+    in_progress = game_pb2.GameHeader(status=game_pb2.GAME_STATUS_IN_PROGRESS)
+    view = codec.view_to_proto(engine.view(after, None))
+    assert view.step == pb.STEP_GAME_OVER
+    text = render.board(view, finished)
+    assert "the game is over" in text
+    assert not [step for step in render.STEPS.values() if f"to {step}" in text], text
+    # The control: one move before the end, the view has a step to play and the board
+    # names whose it is.
+    view = codec.view_to_proto(engine.view(before, None))
+    assert view.step != pb.STEP_GAME_OVER
+    step = render.STEPS[view.step]
+    assert f"{render.SEATS[view.current]} to {step}" in render.board(view, in_progress)
+
+
+def test_a_game_the_service_ended_mid_turn_shows_no_step_to_play():
+    """A resignation ends a game the rules would go on with: its view keeps the step it
+    was in, and the header says the game is finished; the board says it is over."""
+    state = engine.new_game(3, 2, engine.Options())
+    view = codec.view_to_proto(engine.view(state, None))
+    assert view.step == pb.STEP_PLAY_GLYPH
+    finished = game_pb2.GameHeader(status=game_pb2.GAME_STATUS_FINISHED)
+    text = render.board(view, finished)
+    assert "the game is over" in text and "to play a glyph" not in text

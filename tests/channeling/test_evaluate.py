@@ -13,7 +13,6 @@ import importlib
 import math
 import random
 import statistics
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 
@@ -295,19 +294,3 @@ def test_the_tie_breaks_favour_the_fewest_cards_then_the_second_player() -> None
     as_many = engine.evaluate(level([x, y], [z, w]))[LIGHT]
     assert light_fewer > dark_fewer  # the fewest cards win a tie
     assert as_many == pytest.approx(dark_fewer)  # then the second player, Dark
-
-
-# --- cost ------------------------------------------------------------------------------
-
-
-def test_cost_per_call(capsys: pytest.CaptureFixture[str]) -> None:
-    states = [mid_game(seed) for seed in range(20)]
-    calls = 0
-    start = time.perf_counter()
-    while calls < 20_000:
-        for state in states:
-            engine.evaluate(state)
-        calls += len(states)
-    micros = (time.perf_counter() - start) / calls * 1e6
-    with capsys.disabled():
-        print(f"\nChanneling evaluate: {micros:.1f} us per mid-game state ({calls} calls)")

@@ -402,32 +402,6 @@ class Interactive:
         return code
 
 
-def test_a_refused_move_is_reported_and_play_goes_on(stack):
-    """The clock runs out while the seat decides: the bot moves for it, the answer given
-    afterwards is refused (status and reason shown), and the seat is asked again."""
-    game_id, tokens = created(
-        ok(cli(stack, "create", "channeling", "--bots", "1", "--per-decision", "1"))
-    )
-    player = Interactive(stack, "channeling", game_id, tokens[0])
-    try:
-        player.wait_for("your move (number or text): ")
-        version = rpc(stack, "channeling", "GetGame", game_id=game_id).game.version
-        deadline = time.monotonic() + 15
-        while rpc(stack, "channeling", "GetGame", game_id=game_id).game.version == version:
-            assert time.monotonic() < deadline, "the clock never fired"
-            time.sleep(0.1)
-        player.send("0")
-        player.wait_for("refused: ")
-        refusal = next(ln for ln in player.text.splitlines() if "refused: " in ln)
-        assert re.search(r"refused: [A-Z_]+ [A-Z_]+: ", refusal), refusal
-        player.wait_for("your move (number or text): ", count=2)
-    finally:
-        code = player.close()
-    assert code == 0, player.text[-2000:]
-    turns = rpc(stack, "channeling", "GetHistory", game_id=game_id).turns
-    assert any(e.kind == "timeout" for t in turns for e in t.events)
-
-
 def test_interactive_play_waits_for_the_table_to_fill(stack):
     """Started on a waiting table, the seat follows the joins (WatchGame) and is asked
     for its move once the last seat is taken."""
@@ -460,3 +434,113 @@ def test_a_game_id_that_begins_with_a_dash_is_a_game_id(stack, game_id):
         done = cli(stack, *argv)
         assert done.returncode == 1, done.stderr
         assert done.stderr.startswith("NOT_FOUND GAME_NOT_FOUND: ") and game_id in done.stderr
+
+
+# --- what the commands print ------------------------------------------------------------
+
+
+def test_create_prints_the_players_name_on_their_seats_token_line(stack):
+    out = ok(cli(stack, "create", "glow", "--players", "3", "--open", "1", "--name", "Ann"))
+    game_id, tokens = created(out)
+    header = rpc(stack, "glow", "GetGame", game_id=game_id).game
+    for seat in (0, 1):
+        name = header.seats[seat].name
+        assert f"  seat {seat} ({name}, Ann): {tokens[seat]}" in out
+    joined = ok(cli(stack, "join", "glow", game_id, "--name", "Bob"))
+    assert f"  seat 2 ({header.seats[2].name}, Bob): " in joined
+    # The control: without --name no player name is given, and the line is as it was.
+    out = ok(cli(stack, "create", "glow", "--players", "2"))
+    game_id, tokens = created(out)
+    header = rpc(stack, "glow", "GetGame", game_id=game_id).game
+    assert f"  seat 0 ({header.seats[0].name}): {tokens[0]}" in out
+
+
+def test_the_lobby_shows_each_games_clock_options_and_result(stack):
+    clocked, _ = created(
+        ok(
+            cli(
+                stack,
+                "create",
+                "channeling",
+                "--open",
+                "1",
+                "--per-decision",
+                "90",
+                "--bank",
+                "1800",
+                "--increment",
+                "10",
+                "--option",
+                "overchanneling=OVERCHANNELING_BEYOND_VIGOR",
+            )
+        )
+    )
+    finished, tokens = created(ok(cli(stack, "create", "channeling")))
+    rpc(stack, "channeling", "Resign", tokens[1], game_id=finished)
+    out = ok(cli(stack, "lobby", "channeling", "--page-size", "50"))
+    assert out.splitlines()[0].split() == [
+        "game", "status", "players", "seats", "clock", "created", "result", "options"
+    ]  # fmt: skip
+    for game_id in (clocked, finished):
+        header = rpc(stack, "channeling", "GetGame", game_id=game_id).game
+        row = lobby_row(out, game_id)
+        for key, value in header.options.items():
+            assert f"{key}={value}" in row, row
+        assert header.HasField("time_control") == (game_id == clocked)
+        if header.status == game_pb2.GAME_STATUS_FINISHED:
+            winners = [header.seats[w].name for w in header.outcome.winners]
+            assert f"{header.outcome.reason}: {', '.join(winners)} won" in row, row
+    # The clock asked for: 90 s a decision, a bank of 1800 s with 10 s a move, the bot
+    # moving for a seat out of time.
+    assert "  1m30s a decision, bank 30m +10s, bot  " in lobby_row(out, clocked)
+    assert "  -  " in lobby_row(out, finished)  # no clock
+    assert "overchanneling=vigor" in lobby_row(out, clocked)
+    assert "RESIGNED: Light won" in lobby_row(out, finished)
+
+
+def test_watch_names_the_seats_as_history_does(stack):
+    out = ok(cli(stack, "bot", "channeling", "--bot-seed", "4", "-v", timeout=120))
+    game_id = re.search(r"^game (\S+)$", out, re.M).group(1)
+    watched = ok(cli(stack, "watch", "channeling", game_id, "--from-version", "0"))
+    history = ok(cli(stack, "history", "channeling", game_id))
+    turn_lines = lambda text: [ln for ln in text.splitlines() if re.match(r"v\d+ ", ln)]  # noqa: E731
+    assert turn_lines(watched) == turn_lines(history) != []
+    assert not re.search(r"^v\d+ seat \d", watched, re.M)
+    assert {ln.split()[1] for ln in turn_lines(watched)} == {"Light:", "Dark:"}
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly(stack):
+    """`client ... | head`: the pipe closes before the client writes; no traceback."""
+    out = ok(cli(stack, "bot", "channeling", "--bot-seed", "5", timeout=120))
+    game_id = re.search(r"^game (\S+)$", out, re.M).group(1)
+
+    def closed_early(argv: list[str]) -> subprocess.CompletedProcess:
+        env = {**os.environ, "TABLETOP_TARGET": stack.gateway.address}
+        reader, writer = os.pipe()
+        os.close(reader)  # the reader is gone before anything is written
+        try:
+            return subprocess.run(
+                argv, cwd=ROOT, env=env, stdout=writer, stderr=subprocess.PIPE, text=True,
+                timeout=60,
+            )  # fmt: skip
+        finally:
+            os.close(writer)
+
+    for command in (["history", "channeling", game_id], ["lobby", "channeling"], ["games"]):
+        done = closed_early([sys.executable, "-m", "client", *command])
+        assert done.stderr == "" and done.returncode == 0, (command, done.stderr)
+    # The control: a Python program that prints without that care fails loudly here.
+    done = closed_early([sys.executable, "-c", "print('x' * 100_000)"])
+    assert "BrokenPipeError" in done.stderr
+
+
+def test_a_move_when_it_is_not_the_seats_decision_says_whose_it_is(stack):
+    game_id, tokens = created(ok(cli(stack, "create", "channeling", "--name", "Ann")))
+    done = cli(stack, "play", "channeling", game_id, "0", token=tokens[1])
+    assert done.returncode == 1
+    assert done.stderr.strip() == "'0' not sent: it is not this seat's decision now (to act: " \
+        "Light (Ann (taken)))"  # fmt: skip
+    assert rpc(stack, "channeling", "GetGame", game_id=game_id).game.version == 0
+    # The control: the seat to act plays the same answer.
+    ok(cli(stack, "play", "channeling", game_id, "0", token=tokens[0]))
+    assert rpc(stack, "channeling", "GetGame", game_id=game_id).game.version == 1

@@ -114,8 +114,12 @@ def with_components(tmp_path: Path, overlay: str, components: tuple[str, ...]) -
 
 # The Custom Resources the components add: kubernetes-validate knows no CRD schema, so
 # these are checked by the tests below (fields and cross-references), the rest strictly.
-CUSTOM = {"ServiceMonitor", "PrometheusRule", "Gateway", "GRPCRoute", "BackendTLSPolicy"}
-COMPONENTS = ("servicemonitor", "alerts", "grafana-dashboard", "gateway-api", "ingress")
+CUSTOM = {
+    "ServiceMonitor", "PrometheusRule", "Gateway", "GRPCRoute", "BackendTLSPolicy", "Certificate"
+}  # fmt: skip
+COMPONENTS = (
+    "servicemonitor", "alerts", "grafana-dashboard", "gateway-api", "ingress", "cert-manager"
+)  # fmt: skip
 
 
 def test_every_component_is_generated_and_tested():
@@ -145,10 +149,24 @@ def test_each_component_renders_on_each_overlay_and_validates(tmp_path, overlay,
                 )
 
 
-def test_all_components_together_on_prod(tmp_path):
-    docs = with_components(tmp_path, "prod", COMPONENTS)
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_all_components_together_on_each_overlay(tmp_path, overlay):
+    import kubernetes_validate
+
+    docs = with_components(tmp_path, overlay, COMPONENTS)
     kinds = {d["kind"] for d in docs}
-    assert CUSTOM | {"Ingress", "ConfigMap"} <= kinds
+    # The BackendTLSPolicy only where the gateway serves TLS (below).
+    expected = CUSTOM if serves_tls(docs) else CUSTOM - {"BackendTLSPolicy"}
+    assert expected | {"Ingress", "ConfigMap"} <= kinds
+    for doc in docs:
+        if doc["kind"] not in CUSTOM:
+            kubernetes_validate.validate(doc, KUBERNETES_VERSIONS[-1], strict=True)
+
+
+def serves_tls(docs) -> bool:
+    """Whether the rendered gateway serves TLS (its own settings say so)."""
+    gateway = container_of(find(docs, "Deployment", registry.GATEWAY.host))
+    return "TABLETOP_TLS_CERT" in env_of(gateway)
 
 
 def test_the_servicemonitor_component_renders_on_top_of_an_overlay(tmp_path):
@@ -475,6 +493,22 @@ def _service_port(docs, name: str, port: int | str) -> dict:
     return found[0]
 
 
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_gateway_api_component_speaks_the_overlays_protocol(tmp_path, overlay):
+    docs = with_components(tmp_path, overlay, ("gateway-api",))
+    route = find(docs, "GRPCRoute", registry.GATEWAY.host)
+    (rule,) = route["spec"]["rules"]
+    (backend,) = rule["backendRefs"]
+    port = _service_port(docs, backend["name"], backend["port"])
+    policies = [d for d in docs if d["kind"] == "BackendTLSPolicy"]
+    if serves_tls(docs):  # prod: the hop is TLS, verified, and not announced as h2c
+        assert [p["metadata"]["name"] for p in policies] == [registry.GATEWAY.host]
+        assert "appProtocol" not in port
+    else:  # dev: no policy (the implementation would speak TLS to a cleartext port)
+        assert policies == [], policies
+        assert port["appProtocol"] == "kubernetes.io/h2c"
+
+
 def test_the_gateway_api_component_routes_grpc_to_the_gateway_over_tls(tmp_path):
     docs = with_components(tmp_path, "prod", ("gateway-api",))
     route = find(docs, "GRPCRoute", registry.GATEWAY.host)
@@ -500,6 +534,14 @@ def test_the_gateway_api_component_routes_grpc_to_the_gateway_over_tls(tmp_path)
     assert "TABLETOP_TLS_CERT" in env_of(container_of(find(docs, "Deployment", backend["name"])))
 
 
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_ingress_component_speaks_the_overlays_protocol(tmp_path, overlay):
+    docs = with_components(tmp_path, overlay, ("ingress",))
+    ingress = find(docs, "Ingress", registry.GATEWAY.host)
+    protocol = ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/backend-protocol"]
+    assert protocol == ("GRPCS" if serves_tls(docs) else "GRPC")
+
+
 def test_the_ingress_component_speaks_grpc_over_tls_to_the_gateway(tmp_path):
     docs = with_components(tmp_path, "prod", ("ingress",))
     ingress = find(docs, "Ingress", registry.GATEWAY.host)
@@ -514,12 +556,169 @@ def test_the_ingress_component_speaks_grpc_over_tls_to_the_gateway(tmp_path):
     assert "TABLETOP_TLS_CERT" in env_of(container_of(find(docs, "Deployment", backend["name"])))
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
-def test_the_overlays_say_how_to_use_a_private_registry(overlay):
-    text = (K8S / "overlays" / overlay / "kustomization.yaml").read_text()
-    commented = "\n".join(line[2:] for line in text.splitlines() if line.startswith("# "))
-    block = yaml.safe_load(commented[commented.index("images:") :].split("\nExposing")[0])
-    names = {spec.tag().rsplit(":", 1)[0] for spec in images()}
-    assert {i["name"] for i in block["images"]} == names
-    # Uncommented, the block is what kustomize needs to move every image.
-    assert all(i["newName"].endswith("/" + i["name"]) for i in block["images"])
+def kustomize(folder: Path) -> list[dict]:
+    result = subprocess.run(
+        [kubectl(), "kustomize", "--load-restrictor", "LoadRestrictionsNone", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return [d for d in yaml.safe_load_all(result.stdout) if d]
+
+
+def in_order(tmp_path: Path, components: tuple[str, ...]) -> subprocess.CompletedProcess:
+    """The base with ``components`` listed in this order in one kustomization."""
+    (tmp_path / "kustomization.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "resources": [os.path.relpath(K8S / "base", tmp_path)],
+                "components": [
+                    os.path.relpath(K8S / "components" / c, tmp_path) for c in components
+                ],
+            }
+        )
+    )
+    return subprocess.run(
+        [kubectl(), "kustomize", "--load-restrictor", "LoadRestrictionsNone", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("edge", ["ingress", "gateway-api"])
+def test_an_edge_listed_after_tls_in_the_same_list_speaks_tls(tmp_path, edge):
+    done = in_order(tmp_path, ("tls", edge))
+    assert done.returncode == 0, done.stderr
+    docs = [d for d in yaml.safe_load_all(done.stdout) if d]
+    if edge == "ingress":
+        ingress = find(docs, "Ingress", registry.GATEWAY.host)
+        assert ingress["metadata"]["annotations"][generate.NGINX_PROTOCOL] == "GRPCS"
+    else:
+        find(docs, "BackendTLSPolicy", registry.GATEWAY.host)
+
+
+def test_an_edge_listed_before_tls_in_the_same_list(tmp_path):
+    # The Ingress takes the protocol again from the tls component...
+    done = in_order(tmp_path, ("ingress", "tls"))
+    assert done.returncode == 0, done.stderr
+    docs = [d for d in yaml.safe_load_all(done.stdout) if d]
+    ingress = find(docs, "Ingress", registry.GATEWAY.host)
+    assert ingress["metadata"]["annotations"][generate.NGINX_PROTOCOL] == "GRPCS"
+    # ...the Gateway API's policy was already left out as for cleartext: refused, by name.
+    done = in_order(tmp_path, ("gateway-api", "tls"))
+    assert done.returncode != 0
+    assert "/metadata/annotations/tabletop~1backend-protocol failed" in done.stderr
+
+
+DOCS = generate.HERE.parent.parent / "docs" / "deploy.md"
+
+
+def docs_block(marker: str) -> str:
+    """The block right after an HTML comment marker in docs/deploy.md."""
+    text = DOCS.read_text()
+    after = text[text.index(f"<!-- tests/deploy: {marker}") :].split("\n", 1)[1]
+    if after.startswith("```"):
+        return after.split("\n", 1)[1].split("```", 1)[0]
+    return after.split("\n\n", 1)[0]
+
+
+def test_your_own_kustomization_as_the_docs_show_it(tmp_path):
+    import kubernetes_validate
+
+    shown = docs_block("rendered as shown")
+    mine = tmp_path / "my-tabletop"
+    mine.mkdir()
+    repository = os.path.relpath(generate.HERE.parent.parent, mine)
+    (mine / "kustomization.yaml").write_text(shown.replace("../tabletop/", f"{repository}/"))
+    docs = kustomize(mine)
+    wanted = yaml.safe_load(shown)
+    entries = {i["name"]: f"{i['newName']}:{i['newTag']}" for i in wanted["images"]}
+    # An entry per image the project builds, and every container runs the one it names.
+    assert set(entries) == {spec.tag().rsplit(":", 1)[0] for spec in images()}
+    running = {
+        container_of(d)["image"] for d in docs if d["kind"] == "Deployment"
+    }  # fmt: skip
+    assert running == set(entries.values())
+    assert all(image.startswith("registry.example.com/") for image in running)
+    # The issuer of the patch in every Certificate; pull credentials on every account.
+    certificates = [d for d in docs if d["kind"] == "Certificate"]
+    assert certificates and all(
+        c["spec"]["issuerRef"]
+        == {"name": "my-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}
+        for c in certificates
+    )
+    accounts = [d for d in docs if d["kind"] == "ServiceAccount"]
+    assert accounts and all(
+        a["imagePullSecrets"] == [{"name": "registry-credentials"}] for a in accounts
+    )
+    ingress = find(docs, "Ingress", registry.GATEWAY.host)
+    assert ingress["metadata"]["annotations"][generate.NGINX_PROTOCOL] == "GRPCS"
+    for doc in docs:
+        if doc["kind"] not in CUSTOM:
+            kubernetes_validate.validate(doc, KUBERNETES_VERSIONS[-1], strict=True)
+
+
+def test_control_without_the_images_entries_the_images_are_the_local_ones(tmp_path):
+    shown = yaml.safe_load(docs_block("rendered as shown"))
+    del shown["images"]
+    mine = tmp_path / "my-tabletop"
+    mine.mkdir()
+    repository = os.path.relpath(generate.HERE.parent.parent, mine)
+    text = yaml.safe_dump(shown).replace("../tabletop/", f"{repository}/")
+    (mine / "kustomization.yaml").write_text(text)
+    running = {container_of(d)["image"] for d in kustomize(mine) if d["kind"] == "Deployment"}
+    assert running == {spec.tag() for spec in images()}
+
+
+def test_the_overlays_send_their_reader_to_a_kustomization_of_their_own():
+    for overlay in OVERLAYS:
+        text = (K8S / "overlays" / overlay / "kustomization.yaml").read_text()
+        comment = " ".join(line[2:] for line in text.splitlines() if line.startswith("# "))
+        assert "Do not edit" in comment and "uncomment" not in comment.lower()
+        assert "a kustomization of your own" in comment and "images:" in comment
+        assert "images:" not in yaml.safe_load(text)
+
+
+def test_the_postgresql_secret_keys_are_documented_in_one_table():
+    table = docs_block("the keys of the Secret tabletop-postgres")
+    rows = [
+        [cell.strip().strip("`") for cell in line.strip("|").split("|")]
+        for line in table.splitlines()[2:]
+    ]
+    documented = {(key, reader, env) for key, reader, env, _ in rows}
+    docs = rendered("overlays/prod")
+    read = set()
+    for deployment in [d for d in docs if d["kind"] == "Deployment"]:
+        for name, env in env_of(container_of(deployment)).items():
+            ref = env.get("valueFrom", {}).get("secretKeyRef")
+            if ref and ref["name"] == generate.POSTGRES_SECRET:
+                read.add((ref["key"], deployment["metadata"]["name"], name))
+    assert documented == read and len(read) == len(registry.SERVICES)
+
+
+def test_the_cert_manager_component_makes_every_secret_the_pods_mount(tmp_path):
+    docs = with_components(tmp_path, "prod", ("cert-manager", "gateway-api"))
+    certificates = {c["spec"]["secretName"]: c["spec"] for c in docs if c["kind"] == "Certificate"}
+    mounted = {
+        volume["secret"]["secretName"]
+        for d in docs
+        if d["kind"] == "Deployment"
+        for volume in d["spec"]["template"]["spec"]["volumes"]
+        if "secret" in volume
+    }
+    assert set(certificates) == mounted
+    assert len({str(c["issuerRef"]) for c in certificates.values()}) == 1
+    gateway = env_of(container_of(find(docs, "Deployment", registry.GATEWAY.host)))
+    for entry in registry.SERVICES:
+        # The name the gateway dials each game by is on the game's certificate.
+        dialled = gateway[f"TABLETOP_ROUTE_{entry.name.upper()}"]["value"]
+        host = dialled.removeprefix("dns:///").rsplit(":", 1)[0]
+        spec = certificates[generate.game_tls_secret(entry)]
+        assert host in spec["dnsNames"] and "server auth" in spec["usages"]
+    assert "client auth" in certificates[generate.GATEWAY_UPSTREAM_SECRET]["usages"]
+    served = certificates[generate.GATEWAY_TLS_SECRET]
+    policy = find(docs, "BackendTLSPolicy", registry.GATEWAY.host)
+    assert policy["spec"]["validation"]["hostname"] in served["dnsNames"]
+    assert registry.GATEWAY.host in served["dnsNames"] and "server auth" in served["usages"]

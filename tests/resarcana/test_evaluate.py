@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import functools
 import sys
-import time
 from collections.abc import Callable
 
 import services.resarcana.engine as E
@@ -223,14 +222,3 @@ def test_the_favoured_seat_wins_more_often_than_chance() -> None:
     # Control: the same check on an evaluation that ranks the wrong way fails.
     wrong, _ = favoured_wins(lambda s: tuple(reversed(E.evaluate(s))))
     assert wrong / decided < RANKING_BOUND
-
-
-def test_timing_is_printed() -> None:
-    states = [s for s in _unfinished() if s.phase == ACTIONS]
-    rounds = 20
-    start = time.perf_counter()
-    for _ in range(rounds):
-        for state in states:
-            E.evaluate(state)
-    each = (time.perf_counter() - start) / (rounds * len(states))
-    print(f"\nevaluate: {each * 1e6:.1f} microseconds a call over {len(states)} states")

@@ -1,0 +1,246 @@
+"""Matchmaking and rating figures, in process, on a simulated clock (issue 28's bench).
+
+    python -m bench.matchmaking            # 1,000 players over a simulated minute
+    python -m bench.matchmaking --players 5000 --seconds 300 --seed 2
+
+**pools**: for a 2-player shape (Channeling), Glow at four and Shén's 2v2, ``--players``
+players arrive at uniformly random moments over ``--seconds`` simulated seconds, with
+mixed ratings (mu from a normal of mean 25, sd 6: about 240 points; sigma from 1.5 to a
+newcomer's 8.3). The pool is matched at every arrival and on a 250 ms timer, as the
+service will. Printed: matches made per CPU second of ``Pool.add`` and ``Pool.match``
+(process time, the simulated clock costs nothing), the players' waits in simulated
+seconds (p50, p90, p99, max), the wait of the player whose arrival completed each table
+(the issue's "from the second player's FindMatch"), and the rating gap inside tables.
+Then the cost of one ``match`` call with every player waiting at once.
+
+**ratings**: the CPU cost of ``rate_game`` per finished game, for each kind of shape;
+then how shown ratings develop (docs/ratings.md's table): 200 players whose skills are
+spread as a normal of sd 6 mu play rounds of random 2-player games, each result drawn
+from openskill's own prediction for their true skills; printed after 10, 30, 100 and 300
+games each: the median shown rating and sigma of the players of average skill (within
+1.5 mu of 25), and the whole population's 10th, 50th and 90th percentiles.
+
+Figures, never pass/fail; the waits depend only on the seed, the costs on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from dataclasses import dataclass
+
+from services import registry
+from services.kit import matchmaking as mm
+from services.kit import ratings
+from services.kit.engine import Outcome
+
+TICK = 0.25  # the service's matching timer, in seconds
+
+
+def _shape(game: str, name: str) -> ratings.Shape:
+    return ratings.parse_shape(registry.by_name(game).engine().GAME, name)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+@dataclass
+class PoolFigures:
+    shape: str
+    players: int
+    matched: int
+    tables: int
+    cpu_seconds: float
+    calls: int
+    waits: list[float]
+    last_waits: list[float]
+    gaps: list[float]
+
+    @property
+    def matches_per_cpu_second(self) -> float:
+        return self.tables / self.cpu_seconds if self.cpu_seconds else float("inf")
+
+
+def simulate(shape: ratings.Shape, players: int, seconds: float, seed: int) -> PoolFigures:
+    rng = random.Random(seed)
+    arrivals = sorted(rng.uniform(0.0, seconds) for _ in range(players))
+    entries = [
+        mm.Entry(
+            f"player-{i}",
+            ratings.Rating(rng.gauss(25.0, 6.0), rng.uniform(1.5, ratings.NEW.sigma)),
+            at,
+        )
+        for i, at in enumerate(arrivals)
+    ]
+    pool = mm.Pool(shape, rated=True, rng=random.Random(seed))
+    waits: list[float] = []
+    last_waits: list[float] = []
+    gaps: list[float] = []
+    cpu = 0.0
+    calls = 0
+    tables = 0
+
+    def run(now: float) -> None:
+        nonlocal cpu, calls, tables
+        start = time.process_time()
+        made = pool.match(now)
+        cpu += time.process_time() - start
+        calls += 1
+        for match in made:
+            tables += 1
+            match_waits = match.waits()
+            waits.extend(match_waits)
+            last_waits.append(min(match_waits))
+            points = [e.points for e in match.entries]
+            gaps.append(max(points) - min(points))
+
+    now, tick, i = 0.0, 0.0, 0
+    end = seconds + 600.0  # the last arrivals' windows need time to widen
+    while now < end and (i < len(entries) or len(pool)):
+        next_arrival = entries[i].joined_at if i < len(entries) else float("inf")
+        if next_arrival <= tick:
+            now = next_arrival
+            start = time.process_time()
+            pool.add(entries[i])
+            cpu += time.process_time() - start
+            i += 1
+        else:
+            now = tick
+            tick += TICK
+        run(now)
+    return PoolFigures(shape.key, players, len(waits), tables, cpu, calls, waits, last_waits, gaps)
+
+
+def one_call(shape: ratings.Shape, players: int, seed: int) -> tuple[float, int]:
+    """The CPU seconds of one match call with ``players`` waiting since t=0."""
+    rng = random.Random(seed)
+    pool = mm.Pool(shape, rng=random.Random(seed))
+    for i in range(players):
+        pool.add(mm.Entry(f"p{i}", ratings.Rating(rng.gauss(25.0, 6.0), 3.0), 0.0))
+    start = time.process_time()
+    made = pool.match(5.0)
+    return time.process_time() - start, len(made)
+
+
+def rating_cost(shape: ratings.Shape, games: int, seed: int) -> float:
+    """Microseconds of CPU per ``rate_game`` call for a game of ``shape``."""
+    rng = random.Random(seed)
+    n = shape.players
+    cases = []
+    for g in range(256):
+        seats = [
+            ratings.SeatPlayer(
+                f"p{g}-{s}",
+                ratings.Standing(
+                    ratings.Rating(rng.gauss(25, 5), rng.uniform(1, 8)), rng.randrange(50)
+                ),
+            )
+            for s in range(n)
+        ]
+        scores = tuple(rng.randrange(50) for _ in range(n))
+        side = rng.randrange(len(shape.seating))
+        cases.append((seats, Outcome(scores, shape.seating[side], "BENCH")))
+    start = time.process_time()
+    for g in range(games):
+        seats, outcome = cases[g % len(cases)]
+        ratings.rate_game(shape, seats, outcome)
+    return (time.process_time() - start) / games * 1e6
+
+
+def population(players: int, rounds: int, seed: int) -> list[tuple[int, int, float, list[int]]]:
+    """(games each, average players' median shown, their median sigma, population
+    p10/p50/p90 shown) after 10, 30, 100 and 300 rounds (those within ``rounds``)."""
+    shape = _shape("channeling", "2p")
+    rng = random.Random(seed)
+    skill = [rng.gauss(25.0, 6.0) for _ in range(players)]
+    names = [f"p{i}" for i in range(players)]
+    book = ratings.Book()
+    found = []
+    count = 0
+    for done in range(1, rounds + 1):
+        order = list(range(players))
+        rng.shuffle(order)
+        for a, b in zip(order[::2], order[1::2], strict=True):
+            truth = [[ratings.Rating(skill[a], 1e-9).model_rating()]]
+            truth.append([ratings.Rating(skill[b], 1e-9).model_rating()])
+            win = 0 if rng.random() < ratings.MODEL.predict_win(truth)[0] else 1
+            outcome = Outcome((1 - win, win), (win,), "BENCH")
+            book.rate(ratings.RatedGame(f"g{count}", shape, (names[a], names[b]), outcome))
+            count += 1
+        if done in (10, 30, 100, 300):
+            average = [
+                book.standing(shape, names[i]) for i in range(players) if abs(skill[i] - 25) < 1.5
+            ]
+            everyone = sorted(book.standing(shape, n).shown for n in names)
+            deciles = statistics.quantiles(everyone, n=10)
+            found.append(
+                (
+                    done,
+                    round(statistics.median(s.shown for s in average)),
+                    statistics.median(s.rating.sigma for s in average),
+                    [round(deciles[0]), round(statistics.median(everyone)), round(deciles[8])],
+                )
+            )
+    return found
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rating-games", type=int, default=5000)
+    parser.add_argument("--population-rounds", type=int, default=300)
+    args = parser.parse_args(argv)
+
+    window = mm.Window()
+    print(
+        f"pools: {args.players} players over {args.seconds:g} simulated s, matched at every"
+        f" arrival and every {TICK:g} s; window ±{window.start:g} points + {window.widen:g}/s"
+    )
+    header = (
+        f"  {'shape':<15}{'tables':>7}{'matched':>9}{'tables/cpu s':>14}{'calls':>7}"
+        f"{'wait p50':>10}{'p90':>7}{'p99':>7}{'max':>7}{'last p50':>10}{'last p99':>9}"
+        f"{'gap p50':>9}{'gap p99':>9}"
+    )
+    print(header)
+    for game, name in (("channeling", "2p"), ("glow", "4p"), ("shen", "2v2")):
+        f = simulate(_shape(game, name), args.players, args.seconds, args.seed)
+        print(
+            f"  {f.shape:<15}{f.tables:>7}{f.matched:>9}{f.matches_per_cpu_second:>14,.0f}"
+            f"{f.calls:>7}{_percentile(f.waits, 0.5):>9.2f}s{_percentile(f.waits, 0.9):>6.1f}s"
+            f"{_percentile(f.waits, 0.99):>6.1f}s{max(f.waits, default=0):>6.1f}s"
+            f"{_percentile(f.last_waits, 0.5):>9.2f}s{_percentile(f.last_waits, 0.99):>8.2f}s"
+            f"{_percentile(f.gaps, 0.5):>9.0f}{_percentile(f.gaps, 0.99):>9.0f}"
+        )
+    print("one match call, everyone waiting at once:")
+    for game, name in (("channeling", "2p"), ("glow", "4p"), ("shen", "2v2")):
+        shape = _shape(game, name)
+        for n in (100, 1000):
+            seconds, tables = one_call(shape, n, args.seed)
+            print(f"  {shape.key:<15}{n:>6} waiting: {seconds * 1e3:8.1f} ms, {tables} tables")
+    print(f"rating update, CPU per finished game ({args.rating_games} games each):")
+    for game, name in (
+        ("channeling", "2p"),
+        ("glow", "4p"),
+        ("shen", "6p"),
+        ("shen", "2v2"),
+        ("shen", "3v3"),
+    ):
+        shape = _shape(game, name)
+        micros = [rating_cost(shape, args.rating_games, args.seed + r) for r in range(3)]
+        print(f"  {shape.key:<15}{statistics.median(micros):8.1f} µs (median of 3 runs)")
+    print("shown ratings over rated games (200 players, skills sd 6 mu, random pairings):")
+    print(f"  {'games':>6}{'average player':>16}{'its sigma':>11}   population p10 / p50 / p90")
+    for games, shown, sigma, spread in population(200, args.population_rounds, args.seed):
+        print(f"  {games:>6}{shown:>16}{sigma:>11.1f}   {' / '.join(map(str, spread))}")
+
+
+if __name__ == "__main__":
+    main()
