@@ -8,8 +8,10 @@ import type { GameHeader } from "../gen/tabletop/common/v1/game_pb";
 // Int fields whose value is a seat: shown by the seat's name.
 const SEAT_FIELDS = new Set([
   "seat", "current", "first_player", "end_triggered_by", "blocked_by", "druid", "bottom_seat",
-  "owner", "leader", "winner", "active", "chooser", "attacker", "defender", "holder",
+  "owner", "leader", "winner", "active", "chooser", "attacker", "defender", "holder", "viewer",
 ]);
+// Lists of ints whose values are seats.
+const SEAT_LISTS = new Set(["winners", "to_act", "seats", "passed", "losers", "eliminated"]);
 const MAX_DEPTH = 5;
 
 /** The view drawn from its descriptor. It takes no moves: the page lists them all. */
@@ -87,6 +89,9 @@ function scalarText(field: DescField, value: unknown, header: GameHeader): strin
   if (field.fieldKind === "enum") return enumText(field.enum, value as number);
   if (field.fieldKind === "list" && field.listKind === "enum") {
     return (value as number[]).map((v) => enumText(field.enum, v)).join(", ");
+  }
+  if (field.fieldKind === "list" && SEAT_LISTS.has(field.name)) {
+    return (value as number[]).map((seat) => seatName(header, seat)).join(", ");
   }
   if (field.fieldKind === "list") return (value as unknown[]).map(String).join(", ");
   if (typeof value === "boolean") return value ? "yes" : "no";

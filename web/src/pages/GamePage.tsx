@@ -270,7 +270,7 @@ function History(props: { header: GameHeader; turns: TurnRecord[] }) {
         {turns.map((t) => (
           <li key={String(t.version)} value={Number(t.version)}>
             <span class="who">{props.header.seats[t.seat]?.name ?? `seat ${t.seat}`}</span>{" "}
-            <span class="what">{t.moveText || <em>a hidden move</em>}</span>
+            <span class="what">{t.moveText.startsWith("@") ? <em>{t.moveText.slice(1)}</em> : t.moveText || <em>a hidden move</em>}</span>
             {t.events.filter((e) => e.text).length > 0 && (
               <ul class="turn-events">
                 {t.events.filter((e) => e.text).map((e, i) => (
