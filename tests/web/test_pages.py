@@ -201,7 +201,10 @@ def test_a_forged_or_stale_token_starts_over_as_a_spectator_and_says_why(app, pa
         [game_id, "forged-" + created.seat_tokens[0].token[7:]],
     )
     page.goto(f"{app.url}/#/shrine/{game_id}")
-    notice = page.wait_for_selector(".notice.warn")
+    try:
+        notice = page.wait_for_selector(".notice.warn")
+    except Exception:
+        raise AssertionError(page.inner_text("body")) from None
     assert "spectator" in notice.inner_text() and "not valid" in notice.inner_text()
     assert "You are watching as a spectator" in page.inner_text(".you-are")
     assert page.locator(".move-list").count() == 0

@@ -65,7 +65,7 @@ def test_a_person_plays_a_whole_game_against_an_easy_bot_by_clicking(app, pages,
     create_table(page, app, game, options=SHORT.get(game))
     assert "You play" in page.inner_text(".you-are")
     seats = page.locator(".seats .seat").all_inner_texts()
-    assert any("(you)" in s for s in seats) and any("bot (easy)" in s for s in seats), seats
+    assert any("(you)" in s for s in seats) and any("Bot (easy)" in s for s in seats), seats
     screenshot(page, f"{game}-start", tmp_path)
     decisions = play_to_the_end(page, random.Random(game))
     outcome = page.inner_text(".outcome")

@@ -71,6 +71,7 @@ function useRoute(): Route {
   useEffect(() => {
     const changed = () => setRoute(parseRoute(location.hash));
     window.addEventListener("hashchange", changed);
+    changed(); // a change between the first render and this listener is not lost
     return () => window.removeEventListener("hashchange", changed);
   }, []);
   return route;
