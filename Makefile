@@ -15,6 +15,7 @@ comma := ,
 .PHONY: load bench-report
 .PHONY: fuzz faults
 .PHONY: images base-image manifests test-postgres
+.PHONY: web web-check
 
 # The image every service image builds on: python:3.11-slim, or `local` for the offline
 # Debian base that scripts/base-image.sh makes (no container registry needed).
@@ -44,7 +45,36 @@ $(GEN_STAMP): $(PROTOS) $(STAMP)
 
 protos: $(GEN_STAMP) ## generate the protobuf code into gen/ (never edited by hand)
 
-run: $(GEN_STAMP) ## start every game service and the gateway on the embedded store
+# The web app (web/): its npm packages from the lock file, the TypeScript client generated
+# from protos/ by buf with protoc-gen-es (web/src/gen, never committed), and esbuild's
+# bundle in web/dist. `make run` builds it when Node.js is there and runs without it if not.
+WEB_DIR := web
+WEB_MODULES := $(WEB_DIR)/node_modules/.package-lock.json
+WEB_GEN := $(WEB_DIR)/src/gen/.stamp
+WEB_DIST := $(WEB_DIR)/dist/index.html
+WEB_SOURCES := $(shell find $(WEB_DIR)/src -path $(WEB_DIR)/src/gen -prune -o -type f -print 2>/dev/null) \
+	$(WEB_DIR)/index.html $(WEB_DIR)/build.mjs $(WEB_DIR)/tsconfig.json
+
+$(WEB_MODULES): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "make web: needs Node.js 20+ and npm (Debian: apt-get install nodejs npm)"; exit 1; }
+	npm ci --prefix $(WEB_DIR) --no-audit --no-fund
+
+$(WEB_GEN): $(PROTOS) $(WEB_DIR)/buf.gen.yaml $(WEB_MODULES) $(STAMP)
+	$(VENV)/bin/buf generate --template $(WEB_DIR)/buf.gen.yaml
+	@touch $@
+
+$(WEB_DIST): $(WEB_GEN) $(WEB_SOURCES)
+	cd $(WEB_DIR) && node build.mjs
+
+web: $(WEB_DIST) ## build the web app into web/dist (Node.js 20+ and npm; make run serves it)
+
+web-check: $(WEB_GEN) ## type-check the web app (TypeScript, strict)
+	cd $(WEB_DIR) && node_modules/.bin/tsc --noEmit -p .
+
+run: $(GEN_STAMP) ## start every game service, the gateway and the web app on the embedded store
+	@if command -v npm >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory web || echo "web app: its build failed (above); the games run without it"; \
+	fi
 	$(PY) -m services.run
 
 test: $(GEN_STAMP) ## run the tests
@@ -90,6 +120,10 @@ lint: $(GEN_STAMP) ## ruff, mypy, buf lint, and buf breaking against RELEASE_TAG
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/buf lint
+	@# The web app's TypeScript, where its packages are installed (CI installs them).
+	@if [ -x $(WEB_DIR)/node_modules/.bin/tsc ]; then $(MAKE) --no-print-directory web-check; \
+	else echo "lint: the web app is not type-checked: run make web first$$( \
+		[ "$${CI:-}" = true ] && echo ' (CI=true: a failure)')"; [ "$${CI:-}" != true ]; fi
 	@# The release's protos: its tag; else its commit; else the tag fetched from the
 	@# remote (a shallow clone lacks both). Without any of them buf breaking cannot run:
 	@# said plainly, and a failure under CI=true, where the check is required.
@@ -171,3 +205,4 @@ test-postgres: $(GEN_STAMP) ## store and two-replica tests on a throwaway local 
 
 clean: ## remove generated code, caches and the virtual environment
 	rm -rf $(GEN) $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(WEB_DIR)/node_modules $(WEB_DIR)/src/gen $(WEB_DIR)/dist

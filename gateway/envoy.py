@@ -34,6 +34,7 @@ from typing import Any
 from google.protobuf import any_pb2, descriptor_pool
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from gateway import web
 from services import registry
 from services.kit.limits import MAX_TRACKED
 from services.kit.status import DOMAIN
@@ -73,6 +74,8 @@ class Plan:
     trust_forwarded_for: bool = False
     access_log: bool = True
     access_log_sample: int = 1
+    # Origins whose pages may call with gRPC-Web (gateway.web, TABLETOP_CORS_ORIGINS).
+    cors_origins: tuple[str, ...] = web.DEFAULT_ORIGINS
     tls: ServerTls | None = None
     upstream_tls: ClientTls | None = None
 
@@ -308,7 +311,7 @@ def _downstream_tls(tls: ServerTls) -> dict[str, Any]:
         "tls_certificates": [
             {"certificate_chain": {"filename": tls.cert}, "private_key": {"filename": tls.key}}
         ],
-        "alpn_protocols": ["h2"],
+        "alpn_protocols": ["h2", "http/1.1"],  # browsers' gRPC-Web may come over either
     }
     fields: dict[str, Any] = {"common_tls_context": context}
     if tls.client_ca:
@@ -457,6 +460,7 @@ def access_log(plan: Plan) -> list[dict[str, Any]]:
 def bootstrap(plan: Plan) -> dict[str, Any]:
     """Envoy's whole configuration for ``plan``."""
     filters: list[dict[str, Any]] = [
+        *web.filters(),  # CORS and gRPC-Web first: every reply goes back through them
         {
             "name": "envoy.filters.http.grpc_stats",
             "typed_config": _typed(
@@ -464,7 +468,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
                 stats_for_all_methods=True,
                 enable_upstream_stats=True,
             ),
-        }
+        },
     ]
     if plan.rate_per_client > 0:
         filters.append(rate_limit(plan))
@@ -480,7 +484,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
     manager = _typed(
         "extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
         stat_prefix="gateway",
-        codec_type="HTTP2",
+        codec_type="AUTO",  # HTTP/2, and HTTP/1.1 for browsers' gRPC-Web
         use_remote_address=True,
         # The client's address (the rate limiter's key and the x-forwarded-for set
         # below) is the connection's, or with a trusted proxy in front, its last hop's.
@@ -490,7 +494,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         stream_idle_timeout="0s",
         common_http_protocol_options=protocol,
         http2_protocol_options=_http2(),
-        local_reply_config={"mappers": refusals(plan)},
+        local_reply_config={"mappers": [*web.grpc_web_refusals(refusals(plan)), *refusals(plan)]},
         access_log=access_log(plan),
         route_config={
             "name": "games",
@@ -498,7 +502,8 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
                 {
                     "name": "gateway",
                     "domains": ["*"],
-                    "routes": _routes(plan),
+                    "routes": [*web.unroutable(), *_routes(plan)],
+                    "typed_per_filter_config": web.cors_policy(plan.cors_origins),
                     "request_headers_to_add": [
                         _header("x-forwarded-for", "%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%")
                     ],

@@ -17,7 +17,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
-from gateway import envoy, proxy
+from gateway import envoy, proxy, web
 from gateway.backends import Backends
 from gateway.catalog import Catalog
 from gateway.envoystats import EnvoyStats
@@ -78,6 +78,7 @@ def settings() -> list[config.Setting]:
           "list each game's backend addresses in the catalog (operators only: the catalog "
           "answers anyone)"),
         *players_settings(),
+        web.setting(),
         S("upstream_tls_ca", "TABLETOP_UPSTREAM_TLS_CA", "", "str",
           "PEM CA: call the game services over TLS, verifying them with it"),
         S("upstream_tls_cert", "TABLETOP_UPSTREAM_TLS_CERT", "", "str",
@@ -249,6 +250,7 @@ def _plan(cfg: config.Config, routes: Mapping[str, list[str]], control_port: int
         trust_forwarded_for=cfg.trust_forwarded_for,
         access_log=cfg.access_log,
         access_log_sample=cfg.access_log_sample,
+        cors_origins=web.origins(cfg.cors_origins),
         tls=server_tls(cfg.tls_cert, cfg.tls_key, cfg.tls_client_ca),
         upstream_tls=upstream_tls_from(cfg),
     )

@@ -1,0 +1,2 @@
+// esbuild bundles the stylesheet main.tsx imports.
+declare module "*.css";
