@@ -109,3 +109,13 @@ class BotQueue:
         """Wait until every runner has ended: the queue is empty."""
         while self._running:
             await asyncio.gather(*list(self._running), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Forget every queued turn and stop the runners (the service is stopping: the
+        sweep of whoever serves the games next finds the turns in the store)."""
+        for lane in LANES:
+            self._lanes[lane] = Lane()
+        self._queued.clear()
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*list(self._running), return_exceptions=True)
