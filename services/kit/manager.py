@@ -64,7 +64,12 @@ class Manager(Protocol):
 
     def _kick(self, game: LiveGame) -> None: ...
     async def _bot_move(
-        self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...], urgent: bool = False
+        self,
+        game: LiveGame,
+        seat: int,
+        extra: tuple[dict[str, Any], ...],
+        urgent: bool = False,
+        gives_way: bool = False,
     ) -> None: ...
 
     # The clock (services.kit.sweep).

@@ -26,7 +26,7 @@ class Steps:
         self.most = 0
         self.gate = asyncio.Event()
 
-    async def __call__(self, game_id: str) -> bool:
+    async def __call__(self, game_id: str, lane: str) -> bool:
         self.running += 1
         self.most = max(self.most, self.running)
         await self.gate.wait()

@@ -35,10 +35,10 @@ def replica() -> tuple[GameManager, list[int]]:
     tried: list[int] = []
     bot_move = m._bot_move
 
-    async def counted(game, seat, extra, urgent=False):
+    async def counted(game, seat, extra, urgent=False, **more):
         if urgent:
             tried.append(seat)
-        await bot_move(game, seat, extra, urgent)
+        await bot_move(game, seat, extra, urgent, **more)
 
     m._bot_move = counted  # type: ignore[method-assign]
     return m, tried
