@@ -9,8 +9,8 @@ forfeit and a bot's timeout land within a second or so of their deadlines, and a
 bot answers while the flood runs. The lateness measured is printed.
 
 Control: with every queued bot turn handed to the worker at once (the queue's runners as
-many as the tables: no lane in front of the worker), the timeout's search waits behind
-the flood's, and the same assertion fails.
+many as the tables: no lane in front of the worker) and no search giving way, the
+timeout's search waits behind the flood's, and the same assertion fails.
 """
 
 from __future__ import annotations
@@ -137,7 +137,10 @@ async def test_timeouts_land_at_their_deadline_and_a_persons_bot_answers_during_
     assert len(replies) == 5 and max(replies) < LATE
 
 
-async def test_control_with_every_bot_turn_handed_to_the_worker_at_once_the_timeout_waits(pool):
+async def test_control_with_every_bot_turn_handed_to_the_worker_at_once_the_timeout_waits(
+    pool, monkeypatch
+):
+    monkeypatch.setattr(pool, "give_way", lambda on: None)  # no search gives way
     m = await flooded(pool, runners=FLOOD)  # no lane in front of the worker
     try:
         late, events = await timeout_lateness(m, forfeit=False)
