@@ -59,9 +59,11 @@ class BotMoves(Manager):
 
     def _give_way(self) -> None:
         """Tell the pool whether searches for tables of bots must give way: a person
-        waits for a bot, or a timeout's move for a worker."""
+        waits for a bot, or a timeout's move for a worker, and every worker is busy."""
         if self.bots is not None and hasattr(self.bots, "give_way"):
-            self.bots.give_way(self._urgent > 0 or self._bot_turns.waiting(PEOPLE) > 0)
+            queue = self._bot_turns
+            waits = self._urgent > 0 or queue.waiting(PEOPLE) > 0
+            self.bots.give_way(waits and queue.saturated())
 
     def _kick(self, game: LiveGame) -> None:
         """Queue the game if a bot seat is to act: the service plays it, off this call."""

@@ -76,6 +76,10 @@ class BotQueue:
     def waiting(self, lane: str) -> int:
         return len(self._lanes[lane])
 
+    def saturated(self) -> bool:
+        """Every runner is playing a turn: a turn queued now waits for one to end."""
+        return len(self._stepping) >= self.runners
+
     def add(self, game_id: str, owner: str, lane: str) -> None:
         """Queue the game's next bot turn (unless it is queued or being played), and start
         runners for it, up to ``runners``."""
@@ -108,6 +112,7 @@ class BotQueue:
                 again = await self._step(game_id, lane)
             finally:
                 self._stepping.discard(game_id)
+                self._changed()
             if again:
                 self.add(game_id, owner, lane)
             await asyncio.sleep(0)
