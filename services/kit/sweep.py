@@ -181,9 +181,12 @@ class ClockSweep(Manager):
         return 0
 
     async def fire(self, game_id: str) -> int:
-        """Land whatever is due on one game now; the number of entries logged."""
+        """Land whatever is due on one game now; the number of entries logged. A bot to
+        move is queued too: a row written before bot turns left the due list (its due_at
+        was "now" for a bot's turn) is due until that bot has moved."""
         async with self.locked(game_id) as game:
             landed = await self._land(game)
+            self._kick(game)
             self._arm(game)
             return landed
 

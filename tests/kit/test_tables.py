@@ -614,3 +614,37 @@ async def test_a_table_replays_to_the_same_seats_clock_and_outcome(tmp_path):
         assert again.outcome == snap.outcome
     finally:
         await second.store.close()
+
+
+async def test_a_bot_turn_stored_by_the_release_before_is_played_by_the_sweep(tmp_path):
+    # That release wrote a bot's turn as due_at = now, with no bot_turn column: the
+    # sweep finds it in the due list (bot_turns does not) and queues the bot.
+    import sqlite3
+
+    now = Now()
+    url = f"sqlite:///{tmp_path}/before.db"
+    first = manager(store=url, now=now)
+    game, _ = await first.create(2, channeling.Options(), plan=plan("reserved", "reserved"))
+    gid = game.record.game_id
+    await first.store.close()
+    plain = sqlite3.connect(tmp_path / "before.db")
+    plain.execute(
+        "UPDATE games SET table_config = ?, due_at = created_at, bot_turn = 0 WHERE game_id = ?",
+        (
+            '{"seats": [{"kind": "bot", "name": "", "level": "easy"}, {"kind": "bot", "name": "",'
+            ' "level": "easy"}], "clock": null}',
+            gid,
+        ),
+    )
+    plain.commit()
+    plain.close()
+    now.advance(1.0)
+    second = manager(store=url, now=now)
+    try:
+        assert await second.store.bot_turns("channeling", now.at) == []
+        await second.sweep()
+        await second.settle()
+        snap, _ = await second.read(gid, None)
+        assert snap.version > 0 or snap.outcome is not None  # the bots played
+    finally:
+        await second.store.close()

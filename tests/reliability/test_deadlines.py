@@ -222,3 +222,18 @@ async def test_a_read_after_the_deadline_starts_the_landing_without_waiting_for_
     assert snap.version >= 1  # landed right after, with no sweep and no other call
     _, turns = await m.history(gid, None, 0, 1)
     assert [e["kind"] for e in turns[0].events][:2] == ["timeout", "bot_move"]
+
+
+async def test_a_join_after_the_waiting_time_finds_the_table_expired(landing):
+    now = Now()
+    m = GameManager(channeling, open_store("memory://"), clock=now, waiting_ttl=60.0)
+    plan = tables.Plan((tables.SeatPlan(tables.RESERVED), tables.SeatPlan(tables.OPEN)))
+    game, _ = await m.create(2, channeling.Options(), plan=plan)
+    now.at += 61.0
+    if not landing:
+        await m.join(game.record.game_id, None, "Ann")  # the old behaviour: seated, started
+        return
+    with pytest.raises(GameOver):
+        await m.join(game.record.game_id, None, "Ann")
+    snap, _ = await m.read(game.record.game_id, None)
+    assert snap.outcome.reason == "EXPIRED"
