@@ -49,6 +49,14 @@ CONNECTION_WINDOW = 1_048_576
 UNLIMITED = 2**31 - 1
 MAX_CONNECTIONS = 50_000
 STREAM_GRACE = 60.0  # seconds Envoy's bound on a stream comes after the router's
+# Header blocks Envoy takes, both ways: far above what a call may carry (16 KiB, 100
+# entries, checked by the services with a reason), so that Envoy passes on whatever a
+# service or a client would judge directly and they answer as they would without us.
+# Beyond these, Envoy can only reset the stream. One header over 64 KiB is beyond what
+# Envoy's HTTP/2 decoder takes at all: a connection error, whatever these say.
+HEADERS_KB = 1024
+HEADERS_COUNT = 1000
+HTTP2_MAX_HEADER = 64 * 1024
 
 _T = "type.googleapis.com/envoy."
 
@@ -106,8 +114,8 @@ def _refusal(
     metadata: Mapping[str, str],
 ) -> dict[str, Any]:  # fmt: skip
     """A local reply mapper: Envoy's own answer (matched by flag or HTTP status) gets our
-    message and ErrorInfo. ``code`` must be the gRPC code Envoy answers with, since a
-    client checks that the Status it decodes matches the call's."""
+    message, ErrorInfo and gRPC code (``grpc-status`` replaced, so that it is the code of
+    the Status in the details, which a client checks)."""
     if flags is not None:
         matcher: dict[str, Any] = {"response_flag_filter": {"flags": flags}}
     else:
@@ -122,7 +130,8 @@ def _refusal(
     return {
         "filter": matcher,
         "headers_to_add": [
-            _header("grpc-status-details-bin", status_header(code, message, reason, metadata))
+            _header("grpc-status-details-bin", status_header(code, message, reason, metadata)),
+            _header("grpc-status", str(code)),
         ],
         "body": {"inline_string": message},
     }
@@ -131,6 +140,10 @@ def _refusal(
 def refusals(plan: Plan) -> list[dict[str, Any]]:
     """Envoy's refusals, in the words and reasons of the Python gateway's."""
     unavailable = "the game service is unavailable; retry later"
+    too_large = (
+        "the game service's answer could not be passed on: one of its headers is over "
+        f"{HTTP2_MAX_HEADER // 1024} KiB (or it broke HTTP/2)"
+    )
     return [
         # The local rate limiter sets its flag after its reply is mapped: match its 429.
         _refusal(None, 429, code_pb2.RESOURCE_EXHAUSTED, "too many calls; slow down",
@@ -144,6 +157,10 @@ def refusals(plan: Plan) -> list[dict[str, Any]]:
                  "BACKEND_UNAVAILABLE", {"backends": "down"}),
         _refusal(["UF", "URX", "UC", "UR", "NC"], None, code_pb2.UNAVAILABLE, unavailable,
                  "BACKEND_UNAVAILABLE", {}),
+        # An answer Envoy cannot decode ends the upstream connection it came on (only this
+        # caller's: see _cluster) and fails this call; retrying gets the same answer.
+        _refusal(["UPE"], None, code_pb2.RESOURCE_EXHAUSTED, too_large, "LIMIT_REACHED",
+                 {"limit": "response_header_bytes", "max": str(HTTP2_MAX_HEADER)}),
     ]  # fmt: skip
 
 
@@ -279,6 +296,12 @@ def _http2(window: int = STREAM_WINDOW) -> dict[str, Any]:
     }
 
 
+def _upstream_http2() -> dict[str, Any]:
+    """The game clusters' HTTP/2: a malformed header in an answer (a stream error in
+    HTTP/2's own terms) fails that call, not the connection and every call on it."""
+    return {**_http2(), "override_stream_error_on_invalid_http_message": True}
+
+
 def _upstream_tls(tls: ClientTls, host: str) -> dict[str, Any]:
     name = tls.server_name or host
     san = "IP_ADDRESS" if _is_ip(name) else "DNS"
@@ -334,9 +357,19 @@ def _cluster(plan: Plan, name: str, addresses: Sequence[str]) -> dict[str, Any]:
         "typed_extension_protocol_options": {
             "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": _typed(
                 "extensions.upstreams.http.v3.HttpProtocolOptions",
-                explicit_http_config={"http2_protocol_options": _http2()},
+                explicit_http_config={"http2_protocol_options": _upstream_http2()},
+                common_http_protocol_options={
+                    "max_response_headers_kb": HEADERS_KB,
+                    "max_headers_count": HEADERS_COUNT,
+                },
             )
         },
+        # An upstream connection per client connection: an answer Envoy cannot decode
+        # (one header over 64 KiB) is an HTTP/2 connection error, which ends every call
+        # on that upstream connection. Shared by all clients, fifty refusals that echoed
+        # a large request failed 274-297 calls of six other clients; per client
+        # connection, only calls of the client that asked for them.
+        "connection_pool_per_downstream_connection": True,
         "load_assignment": {"cluster_name": name, "endpoints": [{"lb_endpoints": endpoints}]},
         "health_checks": [
             {
@@ -474,7 +507,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
             "typed_config": _typed("extensions.filters.http.router.v3.Router"),
         }
     )
-    protocol: dict[str, Any] = {"idle_timeout": "3600s"}
+    protocol: dict[str, Any] = {"idle_timeout": "3600s", "max_headers_count": HEADERS_COUNT}
     if plan.max_connection_age > 0:
         protocol["max_connection_duration"] = _seconds(plan.max_connection_age)
     manager = _typed(
@@ -488,6 +521,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         skip_xff_append=True,
         # A watcher may wait long for the next update: no idle timeout on a stream.
         stream_idle_timeout="0s",
+        max_request_headers_kb=HEADERS_KB,
         common_http_protocol_options=protocol,
         http2_protocol_options=_http2(),
         local_reply_config={"mappers": refusals(plan)},
