@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import gc
 import json
 import os
+import platform
 import shutil
+import signal
 import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import structlog
 
@@ -51,6 +55,72 @@ if os.getppid() != int(sys.argv[1]):
     sys.exit(1)  # the gateway ended before the setting took
 os.execv(sys.argv[2], sys.argv[2:])
 """
+
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_NAME = 15
+_CLONE_FILES = 0x400
+_SYS_CLONE = {"x86_64": 56, "aarch64": 220}
+
+
+def hold_sockets_until_envoy_dies() -> int | None:
+    """A process that shares this one's file table and dies when it does, after Envoy.
+
+    When the gateway process is killed alone (an OOM kill, a SIGKILL), the kernel used to
+    close its sockets as its last thread ended, and only then send Envoy its death signal
+    (PR_SET_PDEATHSIG fires when the thread that started Envoy exits, in whichever order
+    the threads end): Envoy, alive for that moment, saw its connections to us close and
+    reset every watch stream it relayed here, which gRPC clients read as INTERNAL, a code
+    they do not retry. This process holds our file table (clone with CLONE_FILES, so
+    every socket we open or close later is shared) until it gets the same death signal
+    as Envoy, queued after Envoy's (a dying thread signals its children in the order
+    they were started, and this one is started after Envoy): so our sockets close only
+    once Envoy can no longer act, and clients see its connections end, UNAVAILABLE.
+
+    Call it from the thread that started Envoy, once Envoy runs and before gRPC's threads
+    do. Returns the process id, or None where it cannot be made (not Linux, or a
+    sandbox that refuses clone): then the old order stands."""
+    number = _SYS_CLONE.get(platform.machine())
+    if sys.platform != "linux" or number is None:
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+    zero = ctypes.c_long(0)
+    # Nothing of ours may run in the copy: no collection (it could close a file of the
+    # shared table) and no signal (a handler would write to our event loop's wakeup
+    # socket). Every signal stays blocked in the copy; only SIGKILL ends it.
+    collecting = gc.isenabled()
+    gc.disable()
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        pid = libc.syscall(
+            ctypes.c_long(number), ctypes.c_long(_CLONE_FILES | signal.SIGCHLD),
+            zero, zero, zero, zero,
+        )  # fmt: skip
+        if pid == 0:
+            _hold(libc, parent)
+    finally:
+        if os.getpid() == parent:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            if collecting:
+                gc.enable()
+    if pid < 0:
+        _log.warning("socket_holder_failed", errno=ctypes.get_errno())
+        return None
+    return int(pid)
+
+
+def _hold(libc: ctypes.CDLL, parent: int) -> NoReturn:
+    """The copy's whole life: system calls only, then sleep until killed. It never
+    returns into the gateway's code, whatever happens."""
+    try:
+        libc.prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL))
+        if os.getppid() == parent:  # else the gateway ended before the signal was set
+            libc.prctl(ctypes.c_int(_PR_SET_NAME), ctypes.c_char_p(b"gateway-sockets"))
+            while True:
+                libc.pause()
+    finally:
+        os._exit(0)
 
 
 class Envoy:

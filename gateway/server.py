@@ -283,6 +283,8 @@ async def serve(cfg: config.Config) -> None:
             drain_seconds=cfg.drain_seconds,
         )
         await front.start()
+        # Before gRPC's threads: our sockets now outlive us until Envoy is gone.
+        proxy.hold_sockets_until_envoy_dies()
     server, port, gateway = create_gateway(
         f"127.0.0.1:{plan.control_port}" if front else f"{cfg.host}:{cfg.port}",
         routes,
