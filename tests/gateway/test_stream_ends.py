@@ -25,7 +25,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from client.api import GameClient
+from client.api import FINISHED, GameClient
 from gateway import envoy
 from gateway.proxy import Envoy, binary
 from services import registry
@@ -37,6 +37,7 @@ GAME = registry.by_name("channeling")
 WATCHERS = 8
 KILLS = 10
 needs_envoy = pytest.mark.skipif(binary() is None, reason="no Envoy binary")
+DATA_PATHS = [pytest.param("envoy", marks=needs_envoy), pytest.param("python")]
 
 
 def routes(*addresses: str) -> dict[str, str]:
@@ -143,9 +144,7 @@ def replicas(tmp_path: Path) -> Iterator[tuple[Process, Process]]:
             yield a, b
 
 
-@pytest.mark.parametrize(
-    "data_path", [pytest.param("envoy", marks=needs_envoy), pytest.param("python")]
-)
+@pytest.mark.parametrize("data_path", DATA_PATHS)
 async def test_watchers_of_a_killed_backend_end_unavailable_and_resume_on_another(
     tmp_path, data_path
 ):
@@ -223,3 +222,29 @@ async def resume(client: GameClient, game_id: str):
         return stream
 
     return await until_answered(first)
+
+
+@pytest.mark.parametrize("data_path", DATA_PATHS)
+async def test_watch_streams_through_the_gateway_end_ok_with_their_game(tmp_path, data_path):
+    # The service closes WatchGame with OK after a game's last update (and at once for a
+    # game already over): the gateway passes that end on as it is, on both data paths.
+    with running(GAME.package, {"TABLETOP_STORE_URL": "memory://"}, tmp_path / "svc.log") as svc:
+        wait_serving(svc.address, GAME.service_name)
+        env = {**routes(svc.address), "TABLETOP_GATEWAY_DATA_PATH": data_path}
+        with running("gateway", env, tmp_path / "gw.log") as gw:
+            wait_serving(gw.address, GAME.service_name)
+            async with grpc.aio.insecure_channel(gw.address) as channel:
+                client = GameClient(GAME.name, channel, timeout=30)
+                game = await client.create(2)
+                streams = [client.watch(game.game_id, timeout=60) for _ in range(WATCHERS)]
+                for stream in streams:
+                    await stream.read()
+                await client.resign(game.game_id, game.tokens[0])
+                for stream in (*streams, client.watch(game.game_id, timeout=60)):
+                    last = None
+                    while (message := await asyncio.wait_for(stream.read(), 10)) is not (
+                        grpc.aio.EOF
+                    ):
+                        last = message
+                    assert await stream.code() == grpc.StatusCode.OK
+                    assert last is not None and last.game.status == FINISHED
