@@ -22,13 +22,14 @@ from gateway.backends import Backends
 from gateway.catalog import Catalog
 from gateway.envoystats import EnvoyStats
 from gateway.metrics import GatewayMetrics
+from gateway.players import Players, serve_http
+from gateway.players import settings as players_settings
 from gateway.router import Router
 from services import registry
 from services.kit import config, overload, reflection
 from services.kit.drain import Drain, leave
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import ClientLimits, Limits
-from services.kit.metrics import serve_metrics
 from services.kit.server import (
     limit_settings,
     limits_from,
@@ -76,6 +77,7 @@ def settings() -> list[config.Setting]:
         S("catalog_show_backends", "TABLETOP_CATALOG_SHOW_BACKENDS", "false", "bool",
           "list each game's backend addresses in the catalog (operators only: the catalog "
           "answers anyone)"),
+        *players_settings(),
         S("upstream_tls_ca", "TABLETOP_UPSTREAM_TLS_CA", "", "str",
           "PEM CA: call the game services over TLS, verifying them with it"),
         S("upstream_tls_cert", "TABLETOP_UPSTREAM_TLS_CERT", "", "str",
@@ -151,6 +153,7 @@ def create_gateway(
     metrics: GatewayMetrics | None = None,
     max_concurrent_calls: int = 10_000,
     behind_envoy: bool = False,
+    players: Players | None = None,
 ) -> tuple[grpc.aio.Server, int, Gateway]:
     """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``.
 
@@ -208,7 +211,10 @@ def create_gateway(
             )
         ]
     )
-    reflection.enable(server, (CATALOG, health.SERVICE_NAME, *(e.service_name for e in routed)))
+    signin = players.add_to(server, client_limits.client, metrics) if players else ()
+    reflection.enable(
+        server, (CATALOG, health.SERVICE_NAME, *signin, *(e.service_name for e in routed))
+    )
     gateway = Gateway(backends, health_servicer, drain, metrics)
     return server, bind(server, address, tls), gateway
 
@@ -266,6 +272,7 @@ async def serve(cfg: config.Config) -> None:
             f"configuration error: TABLETOP_GATEWAY_DATA_PATH={cfg.data_path!r}: envoy or python"
         )
     on_envoy = cfg.data_path == "envoy"
+    players = Players.from_config(cfg)  # the guests' key read or made first: it may fail
     executable = proxy.binary(cfg.envoy_binary) if on_envoy else None
     if on_envoy and executable is None:
         raise SystemExit(
@@ -301,9 +308,10 @@ async def serve(cfg: config.Config) -> None:
         upstream_tls=upstream_tls_from(cfg),
         catalog_show_backends=cfg.catalog_show_backends,
         max_concurrent_calls=cfg.max_concurrent_calls,
+        players=players,
     )
-    metrics_port = (
-        serve_metrics(cfg.metrics_port, metrics_host(cfg), gateway.registry)
+    metrics_port = (  # with the guests' JWKS (gateway.players.http)
+        serve_http(cfg.metrics_port, metrics_host(cfg), gateway.registry, players.jwks())
         if cfg.metrics_port
         else None
     )
