@@ -52,11 +52,13 @@ STREAM_GRACE = 60.0  # seconds Envoy's bound on a stream comes after the router'
 # Header blocks Envoy takes, both ways: far above what a call may carry (16 KiB, 100
 # entries, checked by the services with a reason), so that Envoy passes on whatever a
 # service or a client would judge directly and they answer as they would without us.
-# Beyond these, Envoy can only reset the stream. One header over 64 KiB is beyond what
-# Envoy's HTTP/2 decoder takes at all: a connection error, whatever these say.
+# Beyond a block's limits Envoy resets that stream alone. One header beyond the field
+# limit is beyond what its HTTP/2 decoder takes at all: a connection error, which ends
+# every call on that connection. Envoy's default field limit is 64 KiB; 256 KiB is the
+# most it allows.
 HEADERS_KB = 1024
 HEADERS_COUNT = 1000
-HTTP2_MAX_HEADER = 64 * 1024
+HEADER_FIELD_KB = 256
 
 _T = "type.googleapis.com/envoy."
 
@@ -140,9 +142,9 @@ def _refusal(
 def refusals(plan: Plan) -> list[dict[str, Any]]:
     """Envoy's refusals, in the words and reasons of the Python gateway's."""
     unavailable = "the game service is unavailable; retry later"
-    too_large = (
-        "the game service's answer could not be passed on: one of its headers is over "
-        f"{HTTP2_MAX_HEADER // 1024} KiB (or it broke HTTP/2)"
+    broken = (
+        "the connection to the game service failed: an answer on it could not be read (a "
+        f"header over {HEADER_FIELD_KB} KiB, or not HTTP/2); retry later"
     )
     return [
         # The local rate limiter sets its flag after its reply is mapped: match its 429.
@@ -157,10 +159,10 @@ def refusals(plan: Plan) -> list[dict[str, Any]]:
                  "BACKEND_UNAVAILABLE", {"backends": "down"}),
         _refusal(["UF", "URX", "UC", "UR", "NC"], None, code_pb2.UNAVAILABLE, unavailable,
                  "BACKEND_UNAVAILABLE", {}),
-        # An answer Envoy cannot decode ends the upstream connection it came on (only this
-        # caller's: see _cluster) and fails this call; retrying gets the same answer.
-        _refusal(["UPE"], None, code_pb2.RESOURCE_EXHAUSTED, too_large, "LIMIT_REACHED",
-                 {"limit": "response_header_bytes", "max": str(HTTP2_MAX_HEADER)}),
+        # An answer Envoy cannot decode ends the upstream connection it came on, and with
+        # it the calls of everyone on that connection: not their fault, nor this one's.
+        _refusal(["UPE"], None, code_pb2.UNAVAILABLE, broken, "BACKEND_UNAVAILABLE",
+                 {"upstream": "protocol_error"}),
     ]  # fmt: skip
 
 
@@ -293,6 +295,7 @@ def _http2(window: int = STREAM_WINDOW) -> dict[str, Any]:
     return {
         "initial_stream_window_size": window,
         "initial_connection_window_size": CONNECTION_WINDOW,
+        "max_header_field_size_kb": HEADER_FIELD_KB,
     }
 
 
@@ -364,12 +367,11 @@ def _cluster(plan: Plan, name: str, addresses: Sequence[str]) -> dict[str, Any]:
                 },
             )
         },
-        # An upstream connection per client connection: an answer Envoy cannot decode
-        # (one header over 64 KiB) is an HTTP/2 connection error, which ends every call
-        # on that upstream connection. Shared by all clients, fifty refusals that echoed
-        # a large request failed 274-297 calls of six other clients; per client
-        # connection, only calls of the client that asked for them.
-        "connection_pool_per_downstream_connection": True,
+        # One upstream connection carries every client's calls. One per client connection
+        # (connection_pool_per_downstream_connection) would confine a connection error to
+        # the client whose call caused it, but cost the gateway and the service 1.3-1.5
+        # times the CPU per call with 64 client connections (docs/design.md);
+        # HEADER_FIELD_KB keeps such errors to answers no service of ours sends.
         "load_assignment": {"cluster_name": name, "endpoints": [{"lb_endpoints": endpoints}]},
         "health_checks": [
             {

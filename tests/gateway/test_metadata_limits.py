@@ -163,26 +163,36 @@ async def test_metadata_beyond_the_limits_is_refused_with_a_reason_as_directly(t
 
 
 @needs_envoy
-async def test_one_header_over_64_kib_ends_only_its_senders_connection(tmp_path):
-    # Beyond what Envoy's HTTP/2 decoder takes at all: it ends the connection it came on
-    # (UNAVAILABLE to its calls; directly, gRPC answers RESOURCE_EXHAUSTED). Only that.
+async def test_one_header_beyond_what_grpc_takes_is_refused_as_directly(tmp_path):
+    # 70 KiB, over what the services' gRPC takes (64 KiB) and under what Envoy reads (256
+    # KiB): RESOURCE_EXHAUSTED both ways (directly gRPC's own refusal, with no reason;
+    # through Envoy, which passes it on in a form gRPC takes, the service's, with one).
+    # Over 256 KiB no setting of Envoy's reads it: it ends the connection it came on
+    # (UNAVAILABLE to its calls), which is the sender's alone.
     with stack(tmp_path, "envoy") as (svc, gw):
         async with client(svc.address) as direct, client(gw.address) as via:
             game = await direct.create(2)
             request = direct.pb2.GetGameRequest(game_id=game.game_id).SerializeToString()
-            metadata = [("x-big", "v" * 70 * 1024)]
-            assert (await outcome(get_game(direct, game.game_id, metadata)))[0] == (
-                "RESOURCE_EXHAUSTED"
-            )
-            assert (await outcome(get_game(via, game.game_id, metadata)))[0] == "UNAVAILABLE"
-            assert await asyncio.to_thread(other_client_answered, gw.port, game.game_id, request)
-            assert await outcome(get_game(via, game.game_id, None)) == ("OK", None, None)
+            for kib, through in (
+                (70, "RESOURCE_EXHAUSTED"),
+                (envoy.HEADER_FIELD_KB + 8, "UNAVAILABLE"),
+            ):
+                metadata = [("x-big", "v" * kib * 1024)]
+                assert (await outcome(get_game(direct, game.game_id, metadata)))[0] == (
+                    "RESOURCE_EXHAUSTED"
+                )
+                assert (await outcome(get_game(via, game.game_id, metadata)))[0] == through, kib
+                assert await asyncio.to_thread(
+                    other_client_answered, gw.port, game.game_id, request
+                )
+                assert await outcome(get_game(via, game.game_id, None)) == ("OK", None, None)
 
 
 @needs_envoy
 async def test_control_envoy_at_its_own_header_limits_resets_such_calls(tmp_path):
     # Envoy's defaults (60 KiB, 100 headers counting gRPC's own): a call of 99 custom
-    # headers is reset, INTERNAL to the client, before any service could judge it.
+    # headers is reset, INTERNAL to the client, before any service could judge it; one
+    # header of 70 KiB ends the client's connection.
     with running(GAME.package, {"TABLETOP_STORE_URL": "memory://"}, tmp_path / "s.log") as svc:
         wait_serving(svc.address, GAME.service_name)
         plan = envoy.Plan(
@@ -193,6 +203,7 @@ async def test_control_envoy_at_its_own_header_limits_resets_such_calls(tmp_path
         manager = config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0]
         manager["typed_config"].pop("max_request_headers_kb")
         manager["typed_config"]["common_http_protocol_options"].pop("max_headers_count")
+        manager["typed_config"]["http2_protocol_options"].pop("max_header_field_size_kb")
         front = Envoy(str(binary()), config, concurrency=1, drain_seconds=1)
         await front.start()
         try:
@@ -206,5 +217,7 @@ async def test_control_envoy_at_its_own_header_limits_resets_such_calls(tmp_path
                     "OK", None, None,
                 )  # fmt: skip
                 assert (await outcome(get_game(via, game.game_id, metadata)))[0] == "INTERNAL"
+                big = [("x-big", "v" * 70 * 1024)]
+                assert (await outcome(get_game(via, game.game_id, big)))[0] == "UNAVAILABLE"
         finally:
             await front.stop()
