@@ -17,11 +17,14 @@ import asyncio
 import collections
 import contextlib
 import json
+import socket
+import threading
 import time
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
+import hpack
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
@@ -29,6 +32,7 @@ from gateway import envoy
 from gateway.proxy import Envoy, binary
 from services import registry
 from services.kit.status import error_info
+from tests.security import h2raw
 from tests.security.h2raw import RawCall
 from tests.support import free_port
 
@@ -85,22 +89,22 @@ async def backend(trailers: tuple[tuple[str, str], ...]) -> AsyncIterator[int]:
 
 
 @contextlib.asynccontextmanager
-async def gateway_envoy(backend_port: int, *, envoy_limits: bool = False) -> AsyncIterator[Envoy]:
-    """Envoy with the gateway's bootstrap in front of the backend; ``envoy_limits`` puts
-    back Envoy's own limits on the answers it reads (the control)."""
+async def gateway_envoy(
+    backend_port: int, *, control: Callable[[dict], None] | None = None
+) -> AsyncIterator[Envoy]:
+    """Envoy with the gateway's bootstrap in front of the backend; ``control`` takes an
+    option of the game cluster's HTTP/2 back to Envoy's own."""
     plan = envoy.Plan(
         host="127.0.0.1", port=free_port(), admin_port=free_port(), control_port=free_port(),
         routes={GAME.name: [f"127.0.0.1:{backend_port}"]}, health_interval=0.2,
         access_log=False,
     )  # fmt: skip
     config = envoy.bootstrap(plan)
-    if envoy_limits:
+    if control is not None:
         for cluster in config["static_resources"]["clusters"]:
-            for options in cluster["typed_extension_protocol_options"].values():
-                options.pop("common_http_protocol_options", None)
-                options["explicit_http_config"]["http2_protocol_options"].pop(
-                    "max_header_field_size_kb", None
-                )
+            if cluster["name"] == GAME.name:
+                for options in cluster["typed_extension_protocol_options"].values():
+                    control(options)
     proxy = Envoy(str(binary()), config, concurrency=1, drain_seconds=1)
     await proxy.start()
     proxy.port = plan.port  # type: ignore[attr-defined]
@@ -187,8 +191,20 @@ async def test_an_oversized_answer_costs_only_the_call_that_got_it(answer):
         assert "metadata size exceeds" in (error.details() or ""), error
 
 
+def envoy_limits(options: dict) -> None:
+    """Envoy's own limits on the answers it reads."""
+    options.pop("common_http_protocol_options", None)
+    options["explicit_http_config"]["http2_protocol_options"].pop("max_header_field_size_kb")
+
+
+def envoy_strictness(options: dict) -> None:
+    """Envoy's own answer to a malformed header: end the connection."""
+    http2 = options["explicit_http_config"]["http2_protocol_options"]
+    http2.pop("override_stream_error_on_invalid_http_message")
+
+
 async def test_control_envoy_at_its_own_limits_fails_the_other_clients_calls():
-    async with backend(ONE_HEADER) as port, gateway_envoy(port, envoy_limits=True) as proxy:
+    async with backend(ONE_HEADER) as port, gateway_envoy(port, control=envoy_limits) as proxy:
         outcomes, _, calls = await attack_beside_others(proxy)
         assert stat(proxy, "upstream_cx_protocol_error") >= ATTACKS
     failed = calls - outcomes[NOT_FOUND.decode()]
@@ -211,3 +227,110 @@ async def test_an_answer_beyond_what_envoy_reads_is_refused_with_a_reason():
     assert info is not None and info.reason == "BACKEND_UNAVAILABLE"
     assert info.metadata["upstream"] == "protocol_error"
     assert "reset reason" not in (caught.value.details() or "")
+
+
+# --- a backend that is not even a well-formed gRPC server -------------------------------
+
+
+class RawBackend:
+    """An HTTP/2 server written by hand, so it can answer what no gRPC library sends: a
+    header whose name is not lowercase (malformed in HTTP/2). ListGames gets that; every
+    other call a trailers-only status (the health check SERVING, the rest NOT_FOUND)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.serving = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self) -> None:
+        self.serving = False
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while self.serving:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        decoder, encoder = hpack.Decoder(), hpack.Encoder()
+        with conn, contextlib.suppress(OSError, ConnectionError):
+            recv_exact(conn, len(h2raw.PREFACE))
+            conn.sendall(h2raw.frame(h2raw.SETTINGS, 0, 0))
+            paths: dict[int, str] = {}
+            while True:
+                head = recv_exact(conn, 9)
+                size, kind, flags = int.from_bytes(head[:3], "big"), head[3], head[4]
+                stream = int.from_bytes(head[5:9], "big") & 0x7FFFFFFF
+                payload = recv_exact(conn, size)
+                if kind == h2raw.SETTINGS and not flags & h2raw.ACK:
+                    conn.sendall(h2raw.frame(h2raw.SETTINGS, h2raw.ACK, 0))
+                elif kind == h2raw.PING and not flags & h2raw.ACK:
+                    conn.sendall(h2raw.frame(h2raw.PING, h2raw.ACK, 0, payload))
+                elif kind == h2raw.HEADERS:
+                    if flags & h2raw.PRIORITY:
+                        payload = payload[5:]
+                    paths[stream] = dict(decoder.decode(payload)).get(":path", "")
+                if kind in (h2raw.HEADERS, h2raw.DATA) and flags & h2raw.END_STREAM:
+                    conn.sendall(self._answer(encoder, stream, paths.pop(stream, "")))
+
+    @staticmethod
+    def _answer(encoder: hpack.Encoder, stream: int, path: str) -> bytes:
+        ok = [(":status", "200"), ("content-type", "application/grpc")]
+        done = h2raw.END_HEADERS | h2raw.END_STREAM
+        if path == "/grpc.health.v1.Health/Check":  # Envoy's health check: SERVING
+            message = health_pb2.HealthCheckResponse(
+                status=health_pb2.HealthCheckResponse.SERVING
+            ).SerializeToString()
+            return (
+                h2raw.frame(h2raw.HEADERS, h2raw.END_HEADERS, stream, encoder.encode(ok))
+                + h2raw.frame(h2raw.DATA, 0, stream,
+                              b"\x00" + len(message).to_bytes(4, "big") + message)
+                + h2raw.frame(h2raw.HEADERS, done, stream, encoder.encode([("grpc-status", "0")]))
+            )  # fmt: skip
+        if path.endswith("/ListGames"):
+            refusal = [*ok, ("grpc-status", "3"), ("X-Not-Lowercase", "v")]
+            return h2raw.frame(h2raw.HEADERS, done, stream, encoder.encode(refusal))
+        missing = [*ok, ("grpc-status", "5"), ("grpc-message", "no such game")]
+        return h2raw.frame(h2raw.HEADERS, done, stream, encoder.encode(missing))
+
+
+def recv_exact(conn: socket.socket, size: int) -> bytes:
+    out = bytearray()
+    while len(out) < size:
+        chunk = conn.recv(size - len(out))
+        if not chunk:
+            raise ConnectionError("closed")
+        out += chunk
+    return bytes(out)
+
+
+@contextlib.asynccontextmanager
+async def raw_backend() -> AsyncIterator[int]:
+    server = RawBackend()
+    try:
+        yield server.port
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("envoy_default", [False, True], ids=["ours", "control-envoy-default"])
+async def test_a_malformed_header_in_an_answer_fails_only_that_call(envoy_default):
+    # HTTP/2 calls it a stream error; Envoy by default ends the whole upstream connection
+    # for it (the control), which the game clusters' HTTP/2 options override.
+    control = envoy_strictness if envoy_default else None
+    async with raw_backend() as port, gateway_envoy(port, control=control) as proxy:
+        outcomes, errors, calls = await attack_beside_others(proxy)
+        broken = stat(proxy, "upstream_cx_protocol_error")
+    failed = calls - outcomes[NOT_FOUND.decode()]
+    if envoy_default:
+        assert broken > 0 and failed > 0, (broken, outcomes)
+        return
+    assert broken == 0
+    assert failed == 0, f"other clients' calls failed: {outcomes}"
+    for error in errors:
+        assert error.code() == grpc.StatusCode.UNAVAILABLE
+        assert error_info(error).reason == "BACKEND_UNAVAILABLE"
