@@ -2,8 +2,9 @@
 
 One container, one process to supervise: Envoy's configuration is passed inline (the
 images' file system is read-only), it dies with its parent even when the parent is
-killed (PR_SET_PDEATHSIG, set by a short shim before it starts), and the gateway exits
-when Envoy does, so the orchestrator restarts the pair.
+killed (PR_SET_PDEATHSIG, set by a short shim before it starts), before the parent's
+sockets close (hold_sockets_until_envoy_dies), and the gateway exits when Envoy does, so
+the orchestrator restarts the pair.
 """
 
 from __future__ import annotations

@@ -234,8 +234,8 @@ async def test_an_answer_beyond_what_envoy_reads_is_refused_with_a_reason():
 
 class RawBackend:
     """An HTTP/2 server written by hand, so it can answer what no gRPC library sends: a
-    header whose name is not lowercase (malformed in HTTP/2). ListGames gets that; every
-    other call a trailers-only status (the health check SERVING, the rest NOT_FOUND)."""
+    header whose name is not lowercase (malformed in HTTP/2). ListGames gets that, the
+    health check SERVING, every other call NOT_FOUND."""
 
     def __init__(self) -> None:
         self.listener = socket.create_server(("127.0.0.1", 0))
