@@ -1,9 +1,12 @@
 """Bot turns: the service's moves for bot seats, given-up seats and seats out of time.
 
-A game with a bot to move is queued (:class:`services.kit.roundrobin.RoundRobin`) and
-served in turn, one decision each, off the call that made it due: a table of bots
-playing a long game does not hold up the bot of a table with people at it. A bot's move
-is an ordinary move through the same versioned append. Part of
+A game with a bot to move is queued (:class:`services.kit.botqueue.BotQueue`) and
+served fairly, one decision each, off the call that made it due: a table where a person
+waits goes before tables of bots, and each client's tables get their share. A seat out
+of time is played at once instead, under the lock of whatever landed the timeout: its
+search goes straight to the workers (only the decisions already running are ahead of
+it) with its budget capped at ``TIMEOUT_MOVE_MS``, so it lands within a second of its
+deadline. A bot's move is an ordinary move through the same versioned append. Part of
 :class:`services.kit.games.GameManager` (see :mod:`services.kit.manager`).
 """
 
@@ -15,14 +18,21 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from services.kit import table as tables
+from services.kit.botqueue import BOTS, PEOPLE, BotQueue
 from services.kit.manager import Manager
-from services.kit.roundrobin import RoundRobin
 from services.kit.seats import table_event
 
 if TYPE_CHECKING:
     from services.kit.games import LiveGame
 
 _log = structlog.get_logger("games")
+
+# The longest search a timeout's move may take, whatever the level's budget: with every
+# worker busy on a hard search (TABLETOP_BOT_MS_PER_DECISION, 500 ms by default) the move
+# still lands within a second of the deadline. A person's seat is played at "medium"
+# (a fifth of the budget, 100 ms by default), so this binds only above 1 s a decision.
+TIMEOUT_MOVE_MS = 200.0
 
 
 def _logged(task: asyncio.Task[Any]) -> None:
@@ -39,20 +49,21 @@ class BotMoves(Manager):
         self._bot_rng = random.Random()  # bot choices are logged, so need no seed
         # Plays bot seats at their level (services.kit.bots.pool.BotPool); None: random.
         self.bots = bots
-        # Games with a bot to move, served in turn, one decision each: a table of bots
-        # playing a long game does not hold up the bot of a table with people at it.
+        # Games with a bot to move, served fairly, one decision each (see BotQueue).
         # ``bot_games`` runners take turns from the queue (as many as searches may run
         # at once), so bots cannot take the whole process from the people on it.
         self.bot_games = max(1, bot_games)
-        self._bot_turns: RoundRobin[str] = RoundRobin(self._bot_turn, self.bot_games, _logged)
+        self._bot_turns = BotQueue(self._bot_turn, self.bot_games, _logged)
         self._bots_warming: asyncio.Task[None] | None = None
 
     def _kick(self, game: LiveGame) -> None:
         """Queue the game if a bot seat is to act: the service plays it, off this call."""
-        if game.table.bot_to_move() is None:
+        table = game.table
+        if table.bot_to_move() is None:
             return
         self.warm_bots()
-        self._bot_turns.add(game.record.game_id)
+        waits = any(s.state == tables.TAKEN for s in table.seats)
+        self._bot_turns.add(game.record.game_id, game.record.owner or "", PEOPLE if waits else BOTS)
 
     def warm_bots(self) -> None:
         """Start the bot pool's workers now (the service does at start, unless told not
@@ -71,8 +82,9 @@ class BotMoves(Manager):
             return False
 
     async def _one_bot_move(self, game_id: str) -> bool:
-        """One bot decision on the game, if one is due; whether another follows."""
-        async with self.locked(game_id) as game:
+        """One bot decision on the game, if one is due (after whatever the clock made due);
+        whether another follows."""
+        async with self.acting(game_id) as game:
             if self.outcome(game) is not None:
                 return False
             seat = game.table.bot_to_move()
@@ -83,8 +95,11 @@ class BotMoves(Manager):
                 return False
             return game.table.bot_to_move() is not None
 
-    async def _bot_move(self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...]) -> None:
-        """The bot's move for ``seat`` (lock held), logged as that seat's move.
+    async def _bot_move(
+        self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...], urgent: bool = False
+    ) -> None:
+        """The bot's move for ``seat`` (lock held), logged as that seat's move; ``urgent``
+        for a timeout's (its search capped at TIMEOUT_MOVE_MS).
 
         With a bot pool the level's search runs in a worker process, so the event loop
         and every other game go on; this game waits for it (its lock is held, so no
@@ -98,7 +113,12 @@ class BotMoves(Manager):
         if move is None and self.bots is not None:
             try:
                 text = await self.bots.decide(
-                    self.game_type, game.state, seat, level, players=game.record.players
+                    self.game_type,
+                    game.state,
+                    seat,
+                    level,
+                    players=game.record.players,
+                    **({"cap_ms": TIMEOUT_MOVE_MS} if urgent else {}),
                 )
                 move = self.engine.parse_move(text)
             except Exception as exc:

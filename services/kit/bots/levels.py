@@ -63,8 +63,11 @@ def decide(
     ms_per_decision: float | None = 500.0,
     *,
     players: int | None = None,
+    cap_ms: float | None = None,
 ) -> Any:
     """``seat``'s move at ``level``; ``ms_per_decision`` None searches by iterations only.
+    ``cap_ms`` bounds the search below the level's share (a move the clock forces must
+    land at once, whatever the level).
 
     >>> from services.channeling import engine
     >>> state = engine.new_game(seed=3)
@@ -73,7 +76,10 @@ def decide(
     True
     """
     chosen = level_of(level)
-    deadline = Deadline.after(None if ms_per_decision is None else ms_per_decision * chosen.share)
+    budget = None if ms_per_decision is None else ms_per_decision * chosen.share
+    if cap_ms is not None:
+        budget = cap_ms if budget is None else min(budget, cap_ms)
+    deadline = Deadline.after(budget)
     if chosen.bot == "random":
         return random_bot.decide(engine, state, seat, rng)
     if chosen.bot == "greedy":
@@ -100,10 +106,13 @@ def decide_text(
     seed: int,
     ms: float | None,
     players: int | None = None,
+    cap_ms: float | None = None,
 ) -> str:
     """The pool's entry point: ``decide`` for the game named ``game_name``, seeded with
     ``seed``, returned in the move's text form (what the store logs and a worker process
     can send back without pickling engine types)."""
     engine = registry.by_name(game_name).engine()
-    move = decide(engine, state, seat, level, random.Random(seed), ms, players=players)
+    move = decide(
+        engine, state, seat, level, random.Random(seed), ms, players=players, cap_ms=cap_ms
+    )
     return str(move)

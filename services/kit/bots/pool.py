@@ -80,10 +80,11 @@ def _decide_in_worker(
     seed: int,
     ms: float | None,
     players: int | None,
+    cap_ms: float | None = None,
 ) -> str:
     try:
         state = pickle.loads(snapshot)
-        return decide_text(game_name, state, seat, level, seed, ms, players)
+        return decide_text(game_name, state, seat, level, seed, ms, players, cap_ms)
     except Exception as exc:
         try:
             pickle.loads(pickle.dumps(exc))
@@ -133,11 +134,14 @@ class BotPool:
         *,
         seed: int | None = None,
         players: int | None = None,
+        cap_ms: float | None = None,
     ) -> str:
         """``seat``'s move at ``level`` in the text form, decided in a worker.
 
         ``seed`` makes the decision reproducible; by default it is drawn from the
-        system's generator (never derive it from the game's own seed).
+        system's generator (never derive it from the game's own seed). ``cap_ms`` bounds
+        the search below the level's budget. Decisions are handed to the workers first
+        come, first served: one asked now waits only for those asked before it.
         """
         level_of(level)  # an unknown level fails here, not in a worker
         registry.by_name(game_name)
@@ -158,6 +162,7 @@ class BotPool:
                 seed,
                 self.ms_per_decision,
                 players,
+                cap_ms,
             )
         except BrokenProcessPool:
             if self._executor is executor:
