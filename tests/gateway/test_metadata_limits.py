@@ -27,7 +27,14 @@ from services import registry
 from services.kit import limits
 from services.kit.status import error_info
 from tests.security.h2raw import RawCall
-from tests.support import Process, free_port, running, wait_serving
+from tests.support import (
+    Process,
+    free_port,
+    gateway_in_process,
+    running,
+    service_in_process,
+    wait_serving,
+)
 
 GAME = registry.by_name("channeling")
 # The documented limits (services.kit.limits); the gateway applies no other below them.
@@ -221,3 +228,23 @@ async def test_control_envoy_at_its_own_header_limits_resets_such_calls(tmp_path
                 assert (await outcome(get_game(via, game.game_id, big)))[0] == "UNAVAILABLE"
         finally:
             await front.stop()
+
+
+@pytest.mark.parametrize("behind_envoy", [True, False], ids=["behind-envoy", "control"])
+async def test_the_python_side_behind_envoy_judges_every_block_envoy_passes(behind_envoy):
+    # Envoy passes header blocks of up to envoy.HEADERS_KB on; the Python side behind it
+    # (the watch streams, the catalog) takes them all and refuses with a reason. At the
+    # services' gRPC figure (the control: not behind Envoy), gRPC refuses the larger ones
+    # itself, with none.
+    async with service_in_process(GAME.name) as svc:
+        routes = {GAME.name: [svc.address]}
+        async with gateway_in_process(routes, behind_envoy=behind_envoy) as (port, _):
+            async with client(svc.address) as direct, client(f"127.0.0.1:{port}") as python:
+                game = await direct.create(2)
+                for kib in (70, 200):
+                    metadata = [("x-big", "v" * kib * 1024)]
+                    code = await outcome(first_update(python, game.game_id, metadata))
+                    if behind_envoy:
+                        assert code == ("RESOURCE_EXHAUSTED", "LIMIT_REACHED", "metadata_bytes")
+                    else:
+                        assert code == ("RESOURCE_EXHAUSTED", None, None), code
