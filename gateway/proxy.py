@@ -16,6 +16,7 @@ import gc
 import json
 import os
 import platform
+import select
 import shutil
 import signal
 import sys
@@ -64,7 +65,7 @@ _CLONE_FILES = 0x400
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}
 
 
-def hold_sockets_until_envoy_dies() -> int | None:
+def hold_sockets_until_envoy_dies(timeout: float = 5.0) -> int | None:
     """A process that shares this one's file table and dies when it does, after Envoy.
 
     When the gateway process is killed alone (an OOM kill, a SIGKILL), the kernel used to
@@ -79,14 +80,19 @@ def hold_sockets_until_envoy_dies() -> int | None:
     once Envoy can no longer act, and clients see its connections end, UNAVAILABLE.
 
     Call it from the thread that started Envoy, once Envoy runs and before gRPC's threads
-    do. Returns the process id, or None where it cannot be made (not Linux, or a
-    sandbox that refuses clone): then the old order stands."""
+    do. Returns the process id, or None where it cannot be made (not Linux, a sandbox
+    that refuses clone, or a copy that did not report its death signal set within
+    ``timeout``, which is then killed): then the old order stands."""
     number = _SYS_CLONE.get(platform.machine())
     if sys.platform != "linux" or number is None:
         return None
     libc = ctypes.CDLL(None, use_errno=True)
     parent = os.getpid()
     zero = ctypes.c_long(0)
+    # The copy says on this pipe that its death signal is set: a copy that hung before
+    # that (a lock another thread held when it was made) would outlive us with our
+    # sockets, so it is killed instead.
+    told, tell = os.pipe()
     # Nothing of ours may run in the copy: no collection (it could close a file of the
     # shared table) and no signal (a handler would write to our event loop's wakeup
     # socket). Every signal stays blocked in the copy; only SIGKILL ends it.
@@ -99,25 +105,36 @@ def hold_sockets_until_envoy_dies() -> int | None:
             zero, zero, zero, zero,
         )  # fmt: skip
         if pid == 0:
-            _hold(libc, parent)
+            _hold(libc, parent, tell)
     finally:
         if os.getpid() == parent:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             if collecting:
                 gc.enable()
-    if pid < 0:
-        _log.warning("socket_holder_failed", errno=ctypes.get_errno())
-        return None
-    return int(pid)
+    try:
+        if pid < 0:
+            _log.warning("socket_holder_failed", errno=ctypes.get_errno())
+            return None
+        ready, _, _ = select.select([told], [], [], timeout)
+        if not ready or os.read(told, 1) != b"1":
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            _log.warning("socket_holder_failed", reason="no report from it in time")
+            return None
+        return int(pid)
+    finally:
+        os.close(told)
+        os.close(tell)
 
 
-def _hold(libc: ctypes.CDLL, parent: int) -> NoReturn:
+def _hold(libc: ctypes.CDLL, parent: int, tell: int) -> NoReturn:
     """The copy's whole life: system calls only, then sleep until killed. It never
     returns into the gateway's code, whatever happens."""
     try:
         libc.prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL))
         if os.getppid() == parent:  # else the gateway ended before the signal was set
             libc.prctl(ctypes.c_int(_PR_SET_NAME), ctypes.c_char_p(b"gateway-sockets"))
+            os.write(tell, b"1")
             while True:
                 libc.pause()
     finally:

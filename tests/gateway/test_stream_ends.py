@@ -66,6 +66,15 @@ def holder_of(gw: Process) -> int:
     raise AssertionError("the gateway has no process holding its sockets")
 
 
+def open_files(pid: int) -> dict[str, str]:
+    fds = Path(f"/proc/{pid}/fd")
+    found = {}
+    for fd in os.listdir(fds):
+        with contextlib.suppress(OSError):
+            found[fd] = os.readlink(fds / fd)
+    return found
+
+
 async def watch_then(address: str, kill) -> collections.Counter:
     """WATCHERS streams on one game through ``address``, each past its first update; then
     ``kill()``; then how each stream ended."""
@@ -96,6 +105,12 @@ async def test_a_gateway_process_killed_alone_ends_its_watch_streams_unavailable
             try:
                 wait_serving(gw.address, GAME.service_name, 30)
                 front, holder = envoy_child(gw), holder_of(gw)
+                if kill == 0:  # one file table: the sockets opened since are the holder's too
+                    for _ in range(50):  # two listings alike, not a file opened between
+                        if open_files(holder) == open_files(gw.popen.pid):
+                            break
+                    assert open_files(holder) == open_files(gw.popen.pid)
+                    assert any(f.startswith("socket:") for f in open_files(holder).values())
                 total += await watch_then(gw.address, gw.popen.kill)  # the Python process alone
                 gw.popen.wait(10)
                 deadline = time.monotonic() + 10
