@@ -19,7 +19,10 @@ What the Python router did, Envoy does here:
   refusal of ours does, and names no backend address;
 - ``x-forwarded-for`` is set to the client's address (a client's own is replaced), so
   the services' per-client limits key on the real client;
-- one JSON access line per call (or one in N successful calls).
+- one JSON access line per call (or one in N successful calls);
+- header blocks far larger than any call may carry pass both ways, so the services and
+  clients judge metadata as they do without us; a malformed header in an answer fails
+  that call alone (see HEADERS_KB).
 """
 
 from __future__ import annotations
