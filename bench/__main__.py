@@ -8,6 +8,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --quick                # short windows: a smoke run (a few minutes)
     python -m bench --only engine,memory   # some sections: engine, rpc, stores, memory
     python -m bench --only bots --bot-games 40 --bot-ms 100  # the bots (200 x 500 ms: hours)
+    python -m bench --only botfair         # a person's hard bot under a flood of bot tables
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench import bots, envoyproxy, plots, processes, report
+from bench import botfair, bots, envoyproxy, plots, processes, report
 from bench import engine as engine_bench
 from bench.load import LoadFigures
 from bench.memory import heap_share, service_rss, watcher_cost
@@ -42,7 +43,9 @@ from services import registry
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SECTIONS = ("engine", "rpc", "stores", "memory")
-OPT_IN = ("bots",)  # hours at full size (bench/bots.py): run only when named in --only
+# Run only when named in --only: the bots (hours at full size, bench/bots.py) and a
+# person's bot under a flood of bot tables (minutes, bench/botfair.py).
+OPT_IN = ("bots", "botfair")
 
 
 def _without_password(url: str) -> str:
@@ -295,6 +298,7 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="skip the PNGs")
     p.add_argument("--out", default=str(RESULTS), help="where the JSON and PNGs go")
     bots.add_arguments(p)
+    botfair.add_arguments(p)
     return p
 
 
@@ -376,6 +380,8 @@ def run(argv: list[str]) -> dict[str, Any]:
         if "bots" in sections:
             results["bots"] = bots.section(games, **bots.settings(args, quick))
             print(bots.markdown(results["bots"]), flush=True)
+        if "botfair" in sections:
+            results["botfair"] = botfair.section(**botfair.settings(args, quick))
     results["targets"] = report.targets(results)
     results["duration_seconds"] = round(time.time() - started, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -53,8 +53,15 @@ class BotMoves(Manager):
         # ``bot_games`` runners take turns from the queue (as many as searches may run
         # at once), so bots cannot take the whole process from the people on it.
         self.bot_games = max(1, bot_games)
-        self._bot_turns = BotQueue(self._bot_turn, self.bot_games, _logged)
+        self._bot_turns = BotQueue(self._bot_turn, self.bot_games, _logged, self._give_way)
         self._bots_warming: asyncio.Task[None] | None = None
+        self._urgent = 0  # timeouts' searches asked and not answered yet
+
+    def _give_way(self) -> None:
+        """Tell the pool whether searches for tables of bots must give way: a person
+        waits for a bot, or a timeout's move for a worker."""
+        if self.bots is not None and hasattr(self.bots, "give_way"):
+            self.bots.give_way(self._urgent > 0 or self._bot_turns.waiting(PEOPLE) > 0)
 
     def _kick(self, game: LiveGame) -> None:
         """Queue the game if a bot seat is to act: the service plays it, off this call."""
@@ -73,33 +80,40 @@ class BotMoves(Manager):
             self._bots_warming = asyncio.get_running_loop().create_task(self.bots.warm())
             self._bots_warming.add_done_callback(_logged)
 
-    async def _bot_turn(self, game_id: str) -> bool:
+    async def _bot_turn(self, game_id: str, lane: str) -> bool:
         """A turn from the queue: one bot decision; whether the game goes to the back."""
         try:
-            return await self._one_bot_move(game_id)
+            return await self._one_bot_move(game_id, gives_way=lane == BOTS)
         except Exception as exc:  # the next entry or the clock's sweep tries again
             _log.warning("bot_move_failed", game_id=game_id, error=repr(exc))
             return False
 
-    async def _one_bot_move(self, game_id: str) -> bool:
+    async def _one_bot_move(self, game_id: str, gives_way: bool = False) -> bool:
         """One bot decision on the game, if one is due (after whatever the clock made due);
-        whether another follows."""
+        whether another follows. ``gives_way``: a table of bots, whose search stops early
+        while a person waits."""
         async with self.acting(game_id) as game:
             if self.outcome(game) is not None:
                 return False
             seat = game.table.bot_to_move()
             if seat is None:
                 return False
-            await self._bot_move(game, seat, ())
+            await self._bot_move(game, seat, (), gives_way=gives_way)
             if self.outcome(game) is not None:
                 return False
             return game.table.bot_to_move() is not None
 
     async def _bot_move(
-        self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...], urgent: bool = False
+        self,
+        game: LiveGame,
+        seat: int,
+        extra: tuple[dict[str, Any], ...],
+        urgent: bool = False,
+        gives_way: bool = False,
     ) -> None:
         """The bot's move for ``seat`` (lock held), logged as that seat's move; ``urgent``
-        for a timeout's (its search capped at TIMEOUT_MOVE_MS).
+        for a timeout's (its search capped at TIMEOUT_MOVE_MS, and every search that
+        ``gives_way`` stops for it).
 
         With a bot pool the level's search runs in a worker process, so the event loop
         and every other game go on; this game waits for it (its lock is held, so no
@@ -111,19 +125,25 @@ class BotMoves(Manager):
         moves = self.engine.legal_moves(game.state, seat)
         move = moves[0] if len(moves) == 1 else None
         if move is None and self.bots is not None:
+            asked: dict[str, Any] = {}
+            if urgent:
+                asked["cap_ms"] = TIMEOUT_MOVE_MS
+                self._urgent += 1
+                self._give_way()
+            elif gives_way:
+                asked["gives_way"] = True
             try:
                 text = await self.bots.decide(
-                    self.game_type,
-                    game.state,
-                    seat,
-                    level,
-                    players=game.record.players,
-                    **({"cap_ms": TIMEOUT_MOVE_MS} if urgent else {}),
+                    self.game_type, game.state, seat, level, players=game.record.players, **asked
                 )
                 move = self.engine.parse_move(text)
             except Exception as exc:
                 _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))
                 move = None
+            finally:
+                if urgent:
+                    self._urgent -= 1
+                    self._give_way()
             if move is not None and move not in moves:
                 _log.warning("bot_move_not_legal", seat=seat, level=level)
                 move = None

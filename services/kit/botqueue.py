@@ -10,7 +10,9 @@ the same share as a client with one.
 
 A timeout's move does not queue here at all: it is decided under its game's lock and
 goes straight to the worker pool, whose queue is first come first served, so only the
-decisions already running are ahead of it (see :mod:`services.kit.botmoves`).
+decisions already running are ahead of it (see :mod:`services.kit.botmoves`). And a
+decision for a table of bots gives way to a person waiting (the pool's give-way flag,
+raised by the manager while ``waiting(PEOPLE)``): the person's waits for no search.
 """
 
 from __future__ import annotations
@@ -53,13 +55,16 @@ class BotQueue:
 
     def __init__(
         self,
-        step: Callable[[str], Awaitable[bool]],
+        step: Callable[[str, str], Awaitable[bool]],
         runners: int,
         done: Callable[[asyncio.Task[Any]], object],
+        changed: Callable[[], object] = lambda: None,
     ) -> None:
-        self._step = step  # one bot decision on a game; whether another follows; never raises
+        # One bot decision on a game of a lane; whether another follows; never raises.
+        self._step = step
         self.runners = runners
         self._done = done  # told of each runner's end (one that raised is a bug to log)
+        self._changed = changed  # told whenever a turn is queued or taken
         self._lanes = {lane: Lane() for lane in LANES}
         self._queued: dict[str, tuple[str, str]] = {}  # game id -> (lane, owner)
         self._stepping: set[str] = set()
@@ -78,6 +83,7 @@ class BotQueue:
             return
         self._queued[game_id] = (lane, owner)
         self._lanes[lane].add(owner, game_id)
+        self._changed()
         while len(self._running) < self.runners and len(self._running) < len(self._queued):
             task = asyncio.get_running_loop().create_task(self._run())
             self._running.add(task)
@@ -89,6 +95,7 @@ class BotQueue:
             game_id = self._lanes[lane].take()
             if game_id is not None:
                 _, owner = self._queued.pop(game_id)
+                self._changed()
                 return game_id, owner, lane
         return None
 
@@ -98,7 +105,7 @@ class BotQueue:
             game_id, owner, lane = taken
             self._stepping.add(game_id)
             try:
-                again = await self._step(game_id)
+                again = await self._step(game_id, lane)
             finally:
                 self._stepping.discard(game_id)
             if again:
@@ -109,3 +116,14 @@ class BotQueue:
         """Wait until every runner has ended: the queue is empty."""
         while self._running:
             await asyncio.gather(*list(self._running), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Forget every queued turn and stop the runners (the service is stopping: the
+        sweep of whoever serves the games next finds the turns in the store)."""
+        for lane in LANES:
+            self._lanes[lane] = Lane()
+        self._queued.clear()
+        self._changed()
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*list(self._running), return_exceptions=True)

@@ -811,6 +811,12 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             self._notify(game, record)
         self._arm(game)
 
+    async def close(self) -> None:
+        """Stop the clock and the bot turns (the service is stopping; whoever serves the
+        games next finds what is due in the store)."""
+        await self.stop_clock()
+        await self._bot_turns.close()
+
     @property
     def live_count(self) -> int:
         return len(self._live)

@@ -346,6 +346,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     for task in (listener, sweeper, clock):
         if task is not None:
             task.cancel()
+    await manager.close()
     await bots.aclose()
     await store.close()
     log.info("stopped")

@@ -61,6 +61,7 @@ class ClockSweep(Manager):
         """The clock's state, set by the manager's constructor."""
         self._alarms = Alarms(self.fire_soon, self.clock) if alarms else None
         self._firing: dict[str, asyncio.Task[int]] = {}
+        self._stopped = False
 
     # --- what is due --------------------------------------------------------------------
 
@@ -151,11 +152,20 @@ class ClockSweep(Manager):
         at = None if self.outcome(game) is not None else game.table.due_at(self.clock())
         self._alarms.set(game.record.game_id, at)
 
+    async def stop_clock(self) -> None:
+        """No more alarms, and no landing left running (the service is stopping)."""
+        self._stopped = True
+        if self._alarms is not None:
+            self._alarms.clear()
+        for task in list(self._firing.values()):
+            task.cancel()
+        await asyncio.gather(*list(self._firing.values()), return_exceptions=True)
+
     # --- firing without a call ----------------------------------------------------------
 
     def fire_soon(self, game_id: str) -> None:
         """Land whatever is due on the game, in a task of its own (one per game at once)."""
-        if game_id in self._firing:
+        if game_id in self._firing or self._stopped:
             return
         task = asyncio.get_running_loop().create_task(self._fire_logged(game_id))
         self._firing[game_id] = task
