@@ -76,7 +76,8 @@ def classify(exc: BaseException) -> tuple[grpc.StatusCode, str, dict[str, str]]:
     """(code, reason, metadata) for an error a client caused; raises for anything else."""
     for cls, code in _CODES:
         if isinstance(exc, cls):
-            reason: str = _AUTH_REASONS.get(cls, "") or getattr(exc, "reason", "UNKNOWN")
+            # A subclass (a player token's expiry, say) keeps its own reason.
+            reason: str = _AUTH_REASONS.get(type(exc), "") or getattr(exc, "reason", "UNKNOWN")
             metadata: dict[str, str] = dict(getattr(exc, "metadata", {}) or {})
             return code, reason, metadata
     raise TypeError(f"not a client error: {exc!r}")
