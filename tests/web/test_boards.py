@@ -109,6 +109,27 @@ def check_targets(moves: dict[int, str], shown: list[dict[str, Any]]) -> dict[in
     return where
 
 
+def test_check_targets_catches_a_target_that_names_another_move():
+    """Control of check_targets, without a browser: a target whose moves are not the ones
+    its name says, a move on two places, a target that is no button, a move not listed."""
+    moves = {0: "glyph sun", 1: "glyph moon", 2: "druid a1-b1"}
+
+    def target(place: str, ids: list[int], label: str, role: str = "button") -> dict[str, Any]:
+        return {"place": place, "moves": ids, "label": label, "role": role, "tabindex": "0"}
+
+    good = [target("glyph:sun", [0], "glyph sun"), target("b1", [2], "druid a1-b1")]
+    assert set(check_targets(moves, good)) == {0, 2}
+    for bad in (
+        [target("glyph:sun", [0], "glyph moon")],  # named as another move
+        [target("glyph:sun", [0], "glyph sun"), target("glyph:moon", [0], "glyph sun")],
+        [target("glyph:sun", [0], "glyph sun", role="img")],
+        [target("c1", [3], "druid a1-c1")],  # not a legal move
+        [target("glyph", [0, 1], "glyphs: choose one of glyph sun, druid a1-b1")],
+    ):
+        with pytest.raises(AssertionError):
+            check_targets(moves, bad)
+
+
 def shoot(page, path: Path) -> None:
     """The board alone (the page's sticky bar kept out of the picture)."""
     page.evaluate(
