@@ -286,7 +286,7 @@ def test_a_spectators_page_holds_nothing_the_spectators_view_hides(app, pages, t
 
     page = pages()
     page.goto(f"{app.url}/#/{game}/{game_id}")
-    page.wait_for_selector(".page.game .generic-board")
+    page.wait_for_selector(".page.game .board-area > *")
     page.wait_for_selector(".turns > li")
     text = page.inner_text("body")
     screenshot(page, f"{game}-spectator", tmp_path)
@@ -301,7 +301,7 @@ def test_a_spectators_page_holds_nothing_the_spectators_view_hides(app, pages, t
         [game, game_id, tokens[0]],
     )
     own.goto(f"{app.url}/#/{game}/{game_id}")
-    own.wait_for_selector(".page.game .generic-board")
+    own.wait_for_selector(".page.game .board-area > *")
     own.wait_for_selector(".turns > li")
     assert any(h in own.inner_text("body") for h in hidden)
 

@@ -1,4 +1,5 @@
 // One board per game, by the game's catalog name (GameHeader.game_type).
+import "./boards.css";
 import type { BoardModule } from "./types";
 import { channeling } from "./channeling";
 import { glow } from "./glow";
