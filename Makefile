@@ -78,7 +78,7 @@ run: $(GEN_STAMP) ## start every game service, the gateway and the web app on th
 	$(PY) -m services.run
 
 test: $(GEN_STAMP) ## run the tests
-	$(PY) -m pytest -n 2 -q -p tests.reliability.figures
+	$(PY) -m pytest -n 2 -q -p tests.reliability.figures --durations=40
 
 soak: $(GEN_STAMP) ## the random-play tests with 1,000 games per configuration
 	TABLETOP_RANDOM_GAMES=1000 $(PY) -m pytest -n 2 -q -rf tests -k "random" --timeout=3600

@@ -25,7 +25,10 @@ refused call is waited out as the refusal says, then sent again (bench/play.py).
 plays seat 0 and every other seat is the service's bot at that level, so the load
 includes the bots' searches on the service, as real games against the computer do;
 while the bots move the user waits (``GetGame`` every :data:`BOT_POLL_SECONDS`, reported
-like any call). Without it a user plays every seat itself, as before.
+like any call). Without it a user plays every seat itself, as before. The services cap
+the unfinished tables with a bot seat per client address (TABLETOP_BOT_TABLES_PER_CLIENT,
+10): every user here shares one address, so for more than 10 users with ``--level`` start
+the services with TABLETOP_BOT_TABLES_PER_CLIENT=0 (no cap), or the rest are refused.
 Distributed: ``--master`` here, ``--worker --master-host HOST`` on every load machine
 (or ``--processes -1`` for one worker per core on this one).
 """

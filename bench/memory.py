@@ -30,7 +30,7 @@ from bench.stores import EngineScripts
 from client.api import GameClient
 from services import registry
 from services.kit.games import GameManager
-from services.kit.store import GameRecord, MoveRecord, Quarantined
+from services.kit.store import GameRecord, MoveRecord, Quarantined, Quotas
 
 
 @dataclass
@@ -103,7 +103,13 @@ class DiscardStore:
     def __init__(self) -> None:
         self.versions: dict[str, int] = {}
 
-    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
+    async def create(
+        self,
+        game: GameRecord,
+        owner_limit: int = 0,
+        waiting_limit: int = 0,
+        quotas: Quotas | None = None,
+    ) -> None:
         return None
 
     async def load(self, game_id: str) -> GameRecord | None:
@@ -147,6 +153,9 @@ class DiscardStore:
         idle_seconds: float,
         limit: int = 100,
     ) -> list[str]:
+        return []
+
+    async def bot_turns(self, game_type: str, before: float, limit: int = 100) -> list[str]:
         return []
 
     async def quarantine(self, game_id: str, reason: str, at: float) -> None:

@@ -122,6 +122,9 @@ def game_service(
         "TABLETOP_MAX_CONNECTION_AGE_SECONDS": "0",
         "TABLETOP_MAX_GAMES": "0",
         "TABLETOP_GAMES_PER_CLIENT": "0",
+        # Every benchmark table comes from one address: the bot caps would refuse most.
+        "TABLETOP_BOT_TABLES_PER_CLIENT": "0",
+        "TABLETOP_ALL_BOT_TABLES_PER_CLIENT": "0",
         **env,
     }
     with process(

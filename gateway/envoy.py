@@ -19,7 +19,10 @@ What the Python router did, Envoy does here:
   refusal of ours does, and names no backend address;
 - ``x-forwarded-for`` is set to the client's address (a client's own is replaced), so
   the services' per-client limits key on the real client;
-- one JSON access line per call (or one in N successful calls).
+- one JSON access line per call (or one in N successful calls);
+- header blocks far larger than any call may carry pass both ways, so the services and
+  clients judge metadata as they do without us; a malformed header in an answer fails
+  that call alone (see HEADERS_KB).
 """
 
 from __future__ import annotations
@@ -50,6 +53,16 @@ CONNECTION_WINDOW = 1_048_576
 UNLIMITED = 2**31 - 1
 MAX_CONNECTIONS = 50_000
 STREAM_GRACE = 60.0  # seconds Envoy's bound on a stream comes after the router's
+# Header blocks Envoy takes, both ways: far above what a call may carry (16 KiB, 100
+# entries, checked by the services with a reason), so that Envoy passes on whatever a
+# service or a client would judge directly and they answer as they would without us.
+# Beyond a block's limits Envoy resets that stream alone. One header beyond the field
+# limit is beyond what its HTTP/2 decoder takes at all: a connection error, which ends
+# every call on that connection. Envoy's default field limit is 64 KiB; 256 KiB is the
+# most it allows.
+HEADERS_KB = 1024
+HEADERS_COUNT = 1000
+HEADER_FIELD_KB = 256
 
 _T = "type.googleapis.com/envoy."
 
@@ -109,8 +122,8 @@ def _refusal(
     metadata: Mapping[str, str],
 ) -> dict[str, Any]:  # fmt: skip
     """A local reply mapper: Envoy's own answer (matched by flag or HTTP status) gets our
-    message and ErrorInfo. ``code`` must be the gRPC code Envoy answers with, since a
-    client checks that the Status it decodes matches the call's."""
+    message, ErrorInfo and gRPC code (``grpc-status`` replaced, so that it is the code of
+    the Status in the details, which a client checks)."""
     if flags is not None:
         matcher: dict[str, Any] = {"response_flag_filter": {"flags": flags}}
     else:
@@ -125,7 +138,8 @@ def _refusal(
     return {
         "filter": matcher,
         "headers_to_add": [
-            _header("grpc-status-details-bin", status_header(code, message, reason, metadata))
+            _header("grpc-status-details-bin", status_header(code, message, reason, metadata)),
+            _header("grpc-status", str(code)),
         ],
         "body": {"inline_string": message},
     }
@@ -134,6 +148,10 @@ def _refusal(
 def refusals(plan: Plan) -> list[dict[str, Any]]:
     """Envoy's refusals, in the words and reasons of the Python gateway's."""
     unavailable = "the game service is unavailable; retry later"
+    broken = (
+        "the connection to the game service failed: an answer on it could not be read (a "
+        f"header over {HEADER_FIELD_KB} KiB, or not HTTP/2); retry later"
+    )
     return [
         # The local rate limiter sets its flag after its reply is mapped: match its 429.
         _refusal(None, 429, code_pb2.RESOURCE_EXHAUSTED, "too many calls; slow down",
@@ -147,6 +165,10 @@ def refusals(plan: Plan) -> list[dict[str, Any]]:
                  "BACKEND_UNAVAILABLE", {"backends": "down"}),
         _refusal(["UF", "URX", "UC", "UR", "NC"], None, code_pb2.UNAVAILABLE, unavailable,
                  "BACKEND_UNAVAILABLE", {}),
+        # An answer Envoy cannot decode ends the upstream connection it came on, and with
+        # it the calls of everyone on that connection: not their fault, nor this one's.
+        _refusal(["UPE"], None, code_pb2.UNAVAILABLE, broken, "BACKEND_UNAVAILABLE",
+                 {"upstream": "protocol_error"}),
     ]  # fmt: skip
 
 
@@ -279,7 +301,14 @@ def _http2(window: int = STREAM_WINDOW) -> dict[str, Any]:
     return {
         "initial_stream_window_size": window,
         "initial_connection_window_size": CONNECTION_WINDOW,
+        "max_header_field_size_kb": HEADER_FIELD_KB,
     }
+
+
+def _upstream_http2() -> dict[str, Any]:
+    """The game clusters' HTTP/2: a malformed header in an answer (a stream error in
+    HTTP/2's own terms) fails that call, not the connection and every call on it."""
+    return {**_http2(), "override_stream_error_on_invalid_http_message": True}
 
 
 def _upstream_tls(tls: ClientTls, host: str) -> dict[str, Any]:
@@ -337,9 +366,18 @@ def _cluster(plan: Plan, name: str, addresses: Sequence[str]) -> dict[str, Any]:
         "typed_extension_protocol_options": {
             "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": _typed(
                 "extensions.upstreams.http.v3.HttpProtocolOptions",
-                explicit_http_config={"http2_protocol_options": _http2()},
+                explicit_http_config={"http2_protocol_options": _upstream_http2()},
+                common_http_protocol_options={
+                    "max_response_headers_kb": HEADERS_KB,
+                    "max_headers_count": HEADERS_COUNT,
+                },
             )
         },
+        # One upstream connection carries every client's calls. One per client connection
+        # (connection_pool_per_downstream_connection) would confine a connection error to
+        # the client whose call caused it, but cost the gateway and the service 1.3-1.5
+        # times the CPU per call with 64 client connections (docs/design.md);
+        # HEADER_FIELD_KB keeps such errors to answers no service of ours sends.
         "load_assignment": {"cluster_name": name, "endpoints": [{"lb_endpoints": endpoints}]},
         "health_checks": [
             {
@@ -478,7 +516,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
             "typed_config": _typed("extensions.filters.http.router.v3.Router"),
         }
     )
-    protocol: dict[str, Any] = {"idle_timeout": "3600s"}
+    protocol: dict[str, Any] = {"idle_timeout": "3600s", "max_headers_count": HEADERS_COUNT}
     if plan.max_connection_age > 0:
         protocol["max_connection_duration"] = _seconds(plan.max_connection_age)
     manager = _typed(
@@ -492,6 +530,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         skip_xff_append=True,
         # A watcher may wait long for the next update: no idle timeout on a stream.
         stream_idle_timeout="0s",
+        max_request_headers_kb=HEADERS_KB,
         common_http_protocol_options=protocol,
         http2_protocol_options=_http2(),
         local_reply_config={"mappers": [*web.grpc_web_refusals(refusals(plan)), *refusals(plan)]},

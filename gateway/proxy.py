@@ -2,23 +2,29 @@
 
 One container, one process to supervise: Envoy's configuration is passed inline (the
 images' file system is read-only), it dies with its parent even when the parent is
-killed (PR_SET_PDEATHSIG, set by a short shim before it starts), and the gateway exits
-when Envoy does, so the orchestrator restarts the pair.
+killed (PR_SET_PDEATHSIG, set by a short shim before it starts), before the parent's
+sockets close (hold_sockets_until_envoy_dies), and the gateway exits when Envoy does, so
+the orchestrator restarts the pair.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import gc
 import json
 import os
+import platform
+import select
 import shutil
+import signal
 import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import structlog
 
@@ -51,6 +57,88 @@ if os.getppid() != int(sys.argv[1]):
     sys.exit(1)  # the gateway ended before the setting took
 os.execv(sys.argv[2], sys.argv[2:])
 """
+
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_NAME = 15
+_CLONE_FILES = 0x400
+_SYS_CLONE = {"x86_64": 56, "aarch64": 220}
+
+
+def hold_sockets_until_envoy_dies(timeout: float = 5.0) -> int | None:
+    """A process that shares this one's file table and dies when it does, after Envoy.
+
+    When the gateway process is killed alone (an OOM kill, a SIGKILL), the kernel used to
+    close its sockets as its last thread ended, and only then send Envoy its death signal
+    (PR_SET_PDEATHSIG fires when the thread that started Envoy exits, in whichever order
+    the threads end): Envoy, alive for that moment, saw its connections to us close and
+    reset every watch stream it relayed here, which gRPC clients read as INTERNAL, a code
+    they do not retry. This process holds our file table (clone with CLONE_FILES, so
+    every socket we open or close later is shared) until it gets the same death signal
+    as Envoy, queued after Envoy's (a dying thread signals its children in the order
+    they were started, and this one is started after Envoy): so our sockets close only
+    once Envoy can no longer act, and clients see its connections end, UNAVAILABLE.
+
+    Call it from the thread that started Envoy, once Envoy runs and before gRPC's threads
+    do. Returns the process id, or None where it cannot be made (not Linux, a sandbox
+    that refuses clone, or a copy that did not report its death signal set within
+    ``timeout``, which is then killed): then the old order stands."""
+    number = _SYS_CLONE.get(platform.machine())
+    if sys.platform != "linux" or number is None:
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+    zero = ctypes.c_long(0)
+    # The copy says on this pipe that its death signal is set: a copy that hung before
+    # that (a lock another thread held when it was made) would outlive us with our
+    # sockets, so it is killed instead.
+    told, tell = os.pipe()
+    # Nothing of ours may run in the copy: no collection (it could close a file of the
+    # shared table) and no signal (a handler would write to our event loop's wakeup
+    # socket). Every signal stays blocked in the copy; only SIGKILL ends it.
+    collecting = gc.isenabled()
+    gc.disable()
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        pid = libc.syscall(
+            ctypes.c_long(number), ctypes.c_long(_CLONE_FILES | signal.SIGCHLD),
+            zero, zero, zero, zero,
+        )  # fmt: skip
+        if pid == 0:
+            _hold(libc, parent, tell)
+    finally:
+        if os.getpid() == parent:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            if collecting:
+                gc.enable()
+    try:
+        if pid < 0:
+            _log.warning("socket_holder_failed", errno=ctypes.get_errno())
+            return None
+        ready, _, _ = select.select([told], [], [], timeout)
+        if not ready or os.read(told, 1) != b"1":
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            _log.warning("socket_holder_failed", reason="no report from it in time")
+            return None
+        return int(pid)
+    finally:
+        os.close(told)
+        os.close(tell)
+
+
+def _hold(libc: ctypes.CDLL, parent: int, tell: int) -> NoReturn:
+    """The copy's whole life: system calls only, then sleep until killed. It never
+    returns into the gateway's code, whatever happens."""
+    try:
+        libc.prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL))
+        if os.getppid() == parent:  # else the gateway ended before the signal was set
+            libc.prctl(ctypes.c_int(_PR_SET_NAME), ctypes.c_char_p(b"gateway-sockets"))
+            os.write(tell, b"1")
+            while True:
+                libc.pause()
+    finally:
+        os._exit(0)
 
 
 class Envoy:

@@ -191,7 +191,7 @@ def create_gateway(
                 ),
             ),
         ],
-        options=server_options(max_message_bytes, max_connection_age),
+        options=_options(server_options(max_message_bytes, max_connection_age), behind_envoy),
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -218,6 +218,21 @@ def create_gateway(
     )
     gateway = Gateway(backends, health_servicer, drain, metrics)
     return server, bind(server, address, tls), gateway
+
+
+# Behind Envoy, gRPC takes every header block Envoy passes on (envoy.HEADERS_KB in
+# HEADERS_COUNT entries, each counted 32 bytes more by gRPC), so that ClientLimits judges
+# the metadata of each with a reason; at the services' figure gRPC refused the larger ones
+# itself, with none.
+ENVOY_METADATA_BYTES = envoy.HEADERS_KB * 1024 + 32 * envoy.HEADERS_COUNT + 64 * 1024
+_METADATA_OPTIONS = ("grpc.max_metadata_size", "grpc.absolute_max_metadata_size")
+
+
+def _options(options: list[tuple[str, int]], behind_envoy: bool) -> list[tuple[str, int]]:
+    if not behind_envoy:
+        return options
+    kept = [(k, v) for k, v in options if k not in _METADATA_OPTIONS]
+    return kept + [(k, ENVOY_METADATA_BYTES) for k in _METADATA_OPTIONS]
 
 
 def upstream_tls_from(cfg: config.Config) -> ClientTls | None:
@@ -292,6 +307,8 @@ async def serve(cfg: config.Config) -> None:
             drain_seconds=cfg.drain_seconds,
         )
         await front.start()
+        # Before gRPC's threads: our sockets now outlive us until Envoy is gone.
+        proxy.hold_sockets_until_envoy_dies()
     server, port, gateway = create_gateway(
         f"127.0.0.1:{plan.control_port}" if front else f"{cfg.host}:{cfg.port}",
         routes,

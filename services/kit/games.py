@@ -37,7 +37,15 @@ from services.kit import auth, corruption
 from services.kit import table as tables
 from services.kit.botmoves import BotMoves
 from services.kit.creators import Creators
-from services.kit.engine import BadOptions, Engine, EngineError, Event, GameOver, Outcome
+from services.kit.engine import (
+    BadOptions,
+    Engine,
+    EngineError,
+    Event,
+    GameOver,
+    NotYourDecision,
+    Outcome,
+)
 from services.kit.errors import (
     AlreadyGivenUp,
     GameCorrupt,
@@ -57,6 +65,7 @@ from services.kit.store import (
     GameRecord,
     MoveRecord,
     QuotaExceeded,
+    Quotas,
     Store,
     StoreError,
     VersionConflict,
@@ -156,6 +165,37 @@ class NullMetrics:
     def game_finished(self, game: str) -> None: ...
 
 
+def _refusal(exceeded: QuotaExceeded) -> LimitReached:
+    """The refusal of a create over one of the owner's table quotas (the games quota is
+    named by whoever creates: services.kit.creators.Owner.quota)."""
+    most = exceeded.limit
+    if exceeded.quota == "bot_tables":
+        return LimitReached(
+            f"at most {most} tables with a bot seat per client; finish or resign one first",
+            limit="bot_tables_per_client",
+        )
+    if exceeded.quota == "all_bot_tables":
+        return LimitReached(
+            f"at most {most} tables of bots alone per client; let one finish first",
+            limit="all_bot_tables_per_client",
+        )
+    return LimitReached(
+        f"at most {most} tables waiting for players per client; fill or leave one first",
+        limit="waiting_per_client",
+    )
+
+
+def mover_of(events: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> str:
+    """Who made a logged game move, from its events: the bot on a timeout, a bot, or a
+    person (see services.kit.table.Table.after_move)."""
+    kinds = {e.get("kind") for e in events}
+    if "timeout" in kinds:
+        return tables.TIMEOUT
+    if "bot_move" in kinds:
+        return tables.BOT_MOVE
+    return tables.PERSON
+
+
 def event_dict(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": event.kind, "text": event.text}
     if event.seat is not None:
@@ -184,8 +224,11 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         waiting_ttl: float = 3600.0,
         idle_seconds: float = 7 * 86400.0,
         waiting_per_client: int = 20,
+        bot_tables_per_client: int = 10,
+        all_bot_tables_per_client: int = 2,
         bots: Any = None,
         bot_games: int = 1,
+        alarms: bool | None = None,
     ) -> None:
         self.engine = engine
         self.game_type = engine.GAME.name
@@ -207,7 +250,13 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         self.waiting_ttl = waiting_ttl  # a table with open seats expires after this
         self.idle_seconds = idle_seconds  # a game without a clock or a move is abandoned
         self.waiting_per_client = waiting_per_client
+        # Per owner: tables with a bot seat, and tables of bots alone (0: no limit).
+        self.bot_tables_per_client = bot_tables_per_client
+        self.all_bot_tables_per_client = all_bot_tables_per_client
         self._init_bots(bots, bot_games)
+        # Alarms at deadlines need the wall clock: with an injected one (tests move it by
+        # hand) only the sweep fires.
+        self._init_clock(clock is time.time if alarms is None else alarms)
 
     # --- creating and loading -----------------------------------------------------------
 
@@ -234,7 +283,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
 
         With ``owner_limit``, the game counts against ``owner``'s quota (named ``quota``)
         while it is in progress, and is refused once that owner has as many unfinished;
-        a table with open seats also counts against the owner's waiting tables.
+        with an ``owner``, a table with open seats also counts against the owner's
+        waiting tables, one with a bot seat against its bot tables, and one of bots
+        alone against its all-bot tables.
         """
         info = self.engine.GAME
         if not info.min_players <= players <= info.max_players:
@@ -278,20 +329,26 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             lobby=table.lobby(),
             waiting=table.waiting,
             due_at=table.due_at(now),
+            bot_turn=table.bot_to_move() is not None,
+            human_at=now,
+            bot_seats=sum(s.state == tables.BOT for s in table.seats),
         )
-        waiting_limit = self.waiting_per_client if table.waiting and owner else 0
+        quotas = Quotas(owner_limit)
+        if owner:
+            quotas = Quotas(
+                owner_limit,
+                self.waiting_per_client,
+                self.bot_tables_per_client,
+                self.all_bot_tables_per_client,
+            )
         try:
-            if owner_limit or waiting_limit:
-                await self.store.create(record, owner_limit, waiting_limit=waiting_limit)
+            if quotas.applying_to(record):
+                await self.store.create(record, quotas=quotas)
             else:  # stores written before quotas (a benchmark's) take the game alone
                 await self.store.create(record)
         except QuotaExceeded as exc:
-            if getattr(exc, "quota", "games") == "waiting":
-                raise LimitReached(
-                    f"at most {exc.limit} tables waiting for players per client; fill or "
-                    "leave one first",
-                    limit="waiting_per_client",
-                ) from None
+            if exc.quota != "games":
+                raise _refusal(exc) from None
             raise LimitReached(
                 f"at most {exc.limit} games in progress per {quota or 'owner'}; finish one first",
                 limit=quota or "games_per_owner",
@@ -301,6 +358,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         game = LiveGame(record, state, 0, now, table=table)
         self.in_progress += 1
         self._remember(game)
+        self._arm(game)
         self.metrics.game_created(self.game_type)
         if any(s.state == tables.BOT for s in table.seats):
             self.warm_bots()
@@ -331,6 +389,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         try:
             game = await self._load(game_id)
             self._remember(game)
+            self._arm(game)
             return game
         finally:
             del self._loading[game_id]
@@ -412,7 +471,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             self._replay_table_entry(game, move)
         else:
             self.engine.apply(game.state, move.seat, self.engine.parse_move(move.move))
-            game.table.after_move(move.seat, move.applied_at, self.engine.to_act(game.state))
+            game.table.after_move(
+                move.seat, move.applied_at, self.engine.to_act(game.state), mover_of(move.events)
+            )
         game.version = move.version
         game.updated_at = move.applied_at
         if move.request_id is not None:
@@ -470,7 +531,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 view = game.views[seat] = self.engine.view(game.state, seat)
         table = game.table
         outcome = self.outcome(game)
-        to_act = () if outcome is not None or table.waiting else table.to_act
+        finished = outcome is not None
+        to_act = () if finished or table.waiting else table.to_act
         return Snapshot(
             game_id=record.game_id,
             game_type=record.game_type,
@@ -489,7 +551,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 SeatInfo(
                     s.state,
                     s.name,
-                    s.level,
+                    tables.shown_level(s.state, s.level, finished),
                     s.bank,
                     table.deadline(i) if i in to_act else None,
                 )
@@ -506,14 +568,19 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         return auth.seat_of(seat_token, game.table.token_hashes)
 
     async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:
+        """The game as the token's seat sees it. A read never writes nor waits for a
+        search: what the clock made due is landed right after, off this call."""
         async with self.locked(game_id) as game:
+            self.due_soon(game)
             seat = self._seat(game, seat_token)
             return self.snapshot(game, seat), seat
 
     async def legal_moves(
         self, game_id: str, seat_token: str | None
     ) -> tuple[Snapshot, list[Any], int | None]:
-        async with self.locked(game_id) as game:
+        """The token's seat's legal moves, once what the clock made due has landed: a
+        seat whose time is up is never offered a move."""
+        async with self.acting(game_id) as game:
             seat = self._seat(game, seat_token)
             snap = self.snapshot(game, seat, with_view=False)
             moves = []
@@ -555,6 +622,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         self, game_id: str, seat_token: str | None, after: int, limit: int
     ) -> tuple[Snapshot, list[Turn]]:
         async with self.locked(game_id) as game:
+            self.due_soon(game)
             seat = self._seat(game, seat_token)
             if after > game.version:
                 await self._follow(game)  # seen on another replica: read the log first
@@ -589,27 +657,31 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         game gets the view from its stream): the view is not built for this answer.
 
         ``decode_move`` builds the move; it is called once the caller is known to hold a
-        seat, so an unauthenticated call learns nothing about what it sent.
+        seat that may move now (or retries a request id), so an unauthenticated call
+        learns nothing about what it sent, and a move out of turn is refused as such.
+
+        What the clock made due lands first: a move after its seat's deadline is judged
+        against the game after the timeout (a stale version, a seat that forfeited).
 
         A request id seen before returns that first turn again (the move is not applied
         twice); the same id with a different move is refused.
         """
-        async with self.locked(game_id) as game:
+        async with self.acting(game_id) as game:
             seat = self._seat(game, seat_token)
             if seat is None:
                 raise auth.MissingToken("a move needs a seat token: authorization: Bearer <token>")
-            move = decode_move()
             if expected_version is not None and expected_version > game.version:
                 # The caller saw a later version: another replica logged moves this one
                 # has not heard of yet. Read them from the shared log first; a retry's
                 # own move may be among them.
                 await self._follow(game)
             if request_id and request_id in game.requests:
-                turn = await self._previous(game, request_id, seat, move)
+                turn = await self._previous(game, request_id, seat, decode_move())
                 return self.snapshot(game, seat, with_view=with_view), turn
             if expected_version is not None and expected_version != game.version:
                 raise StaleVersion(game.version, expected_version)
             self._may_move(game, seat)
+            move = decode_move()
             record = await self._apply_move(game, seat, move, request_id, expected_version)
             self._kick(game)
             return self.snapshot(game, seat, with_view=with_view), self.turn_for(record, seat)
@@ -622,6 +694,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             raise GameNotStarted("seats are still open; the game starts when the last is taken")
         if game.table.seats[seat].state == tables.GIVEN_UP:
             raise AlreadyGivenUp("this seat has given up; the service plays it now")
+        if seat not in game.table.to_act:
+            # As the engine would refuse it (and counted alike), before the move is read.
+            self.metrics.move_rejected(self.game_type, NotYourDecision.reason)
+            raise NotYourDecision("it is not this seat's decision now")
 
     async def _apply_move(
         self,
@@ -644,7 +720,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             raise
         engine_seconds = time.perf_counter() - started
         now = self.clock()
-        game.table.after_move(seat, now, self.engine.to_act(game.state))
+        game.table.after_move(seat, now, self.engine.to_act(game.state), mover_of(extra))
         record = MoveRecord(
             version=game.version + 1,
             seat=seat,
@@ -664,10 +740,13 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         """Log an entry already applied to the live game (lock held); on any failure the
         live game is dropped and rebuilt from the log by the next call."""
         finished = record.finished
+        table = game.table
         record = dataclasses.replace(
             record,
-            lobby=game.table.lobby(finished) if self._lobby_changes(game, record) else None,
-            due_at=None if finished else game.table.due_at(record.applied_at),
+            lobby=table.lobby(finished) if self._lobby_changes(game, record) else None,
+            due_at=None if finished else table.due_at(record.applied_at),
+            bot_turn=not finished and table.bot_to_move() is not None,
+            human_at=table.human_at,
         )
         try:
             await self.store.append(game.record.game_id, record)
@@ -711,6 +790,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             game.requests[record.request_id] = record.version
         game.recent.append(record)
         self._notify(game, record)
+        self._arm(game)
 
     # --- other replicas' moves, and retention -----------------------------------------
 
@@ -729,6 +809,13 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         for record in await self._moves(game.record.game_id, game.version, None):
             await self._replay(game, [record])
             self._notify(game, record)
+        self._arm(game)
+
+    async def close(self) -> None:
+        """Stop the clock and the bot turns (the service is stopping; whoever serves the
+        games next finds what is due in the store)."""
+        await self.stop_clock()
+        await self._bot_turns.close()
 
     @property
     def live_count(self) -> int:

@@ -13,7 +13,13 @@ RESOURCE_EXHAUSTED and an ErrorInfo naming the limit, and is counted:
   a valid token, or none, always go through: many users behind one NAT are never locked
   out by one guesser among them, and a guesser gets no more than the limit per window;
 - ``max_message_bytes``: a request larger than this (the routed and game calls arrive as
-  bytes, so their size is known before any parsing).
+  bytes, so their size is known before any parsing);
+- ``metadata_bytes`` and ``metadata_entries``: a call whose metadata (its headers) is over
+  ``MAX_METADATA_BYTES`` in all or ``MAX_METADATA_ENTRIES`` entries, the limits
+  docs/security.md names. gRPC itself is set to take far more (``GRPC_METADATA_BYTES``),
+  so every call up to them is taken and every one beyond is refused here, with a
+  reason; at gRPC's own defaults it refused between 8 and 16 KiB at random, and beyond
+  without one. The gateway's Envoy applies the same two numbers.
 """
 
 from __future__ import annotations
@@ -41,7 +47,20 @@ CLIENT_LIMITS = (
     "auth_failures",
     "max_message_bytes",
     "max_concurrent_calls",
+    "metadata_bytes",
+    "metadata_entries",
 )
+
+# A call's metadata: at most this many bytes (each entry's name and value) in this many
+# entries. The gateway imports both for Envoy's own limits.
+MAX_METADATA_BYTES = 16 * 1024
+MAX_METADATA_ENTRIES = 100
+# What gRPC core takes before our check (its grpc.max_metadata_size and
+# grpc.absolute_max_metadata_size): well above the limits, so they are ours to answer.
+GRPC_METADATA_BYTES = 4 * MAX_METADATA_BYTES
+# Headers a proxy in front adds on the way in (the gateway's Envoy): not the caller's,
+# not counted, so a call the gateway let through is never refused here for them.
+PROXY_HEADERS = ("x-forwarded-for", "x-forwarded-proto", "x-request-id", "x-envoy-")
 
 MAX_TRACKED = 100_000  # clients remembered; the least recently seen are forgotten
 # An address may fail this many times the per-game limit across all games before its
@@ -74,6 +93,18 @@ def game_of(request: Any) -> str | None:
     if size == 0 or size > 127 or len(request) < 2 + size:  # ids are short: a 1-byte length
         return None
     return request[2 : 2 + size].decode("utf-8", "replace")
+
+
+def metadata_size(metadata: Iterable[tuple[str, str | bytes]] | None) -> tuple[int, int]:
+    """(bytes, entries) of a call's metadata as its caller sent it: each entry's name and
+    value, without the headers a proxy in front added (PROXY_HEADERS)."""
+    size = entries = 0
+    for key, value in metadata or ():
+        if key.startswith(PROXY_HEADERS):
+            continue
+        size += len(key) + len(value)
+        entries += 1
+    return size, entries
 
 
 def client_address(context: grpc.aio.ServicerContext[Any, Any], trust_forwarded_for: bool) -> str:
@@ -222,6 +253,8 @@ class Limits:
     auth_failure_window: float = 60.0
     trust_forwarded_for: bool = False
     max_message_bytes: int = 1024 * 1024
+    max_metadata_bytes: int = MAX_METADATA_BYTES
+    max_metadata_entries: int = MAX_METADATA_ENTRIES
 
 
 class ClientLimits:
@@ -262,6 +295,7 @@ class ClientLimits:
     ) -> tuple[str, bool, str | None]:
         """Refuse the call if a limit says so; else the ticket (client, holds a stream,
         its (client, game) key)."""
+        await self._check_metadata(context)
         client = self.client(context)
         game = game_of(request)
         keyed = f"{client} {game}" if game else None
@@ -287,6 +321,19 @@ class ClientLimits:
                 None,
             )
         return client, streaming, keyed
+
+    async def _check_metadata(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        size, entries = metadata_size(context.invocation_metadata())
+        most = self.limits.max_metadata_entries
+        if most and entries > most:
+            await self._refuse(
+                context, "metadata_entries", f"the call's metadata has over {most} entries", None
+            )
+        most = self.limits.max_metadata_bytes
+        if most and size > most:
+            await self._refuse(
+                context, "metadata_bytes", f"the call's metadata is over {most} bytes", None
+            )
 
     def release(
         self, ticket: tuple[str, bool, str | None], context: grpc.aio.ServicerContext[Any, Any]

@@ -21,6 +21,12 @@ from services.kit.errors import BadPageToken, BadRequest
 from services.kit.store import GameRecord
 
 PAGE_SIZE, PAGE_MAX = 20, 100
+# A refusal names at most this many of the caller's own names, each cut at NAME_SHOWN
+# characters: it never grows with the request (a refusal's trailers go back through every
+# proxy on the way).
+NAMES_SHOWN, NAME_SHOWN = 3, 40
+# A Duration's nanos, as google.protobuf.Duration (and its JSON mapping) allows them.
+NANOS_MAX = 999_999_999
 
 _KINDS = {
     table_pb2.SEAT_KIND_UNSPECIFIED: tables.RESERVED,
@@ -74,7 +80,26 @@ def plan_from_request(request: Any, players: int, info: GameInfo) -> tables.Plan
     return tables.Plan(tuple(seats), clock)
 
 
+def named(names: list[str]) -> str:
+    """Some of the caller's names for a refusal: the first few, each cut short, and how
+    many more there were."""
+    shown = [repr(n if len(n) <= NAME_SHOWN else n[:NAME_SHOWN] + "...") for n in names]
+    text = ", ".join(shown[:NAMES_SHOWN])
+    if len(names) > NAMES_SHOWN:
+        text += f" and {len(names) - NAMES_SHOWN} more"
+    return text
+
+
 def _seconds(name: str, value: Any) -> float | None:
+    """A Duration as seconds, refused as protobuf refuses it: nanos within
+    -999,999,999..999,999,999 and of the seconds' sign. Time controls are never negative."""
+    if not -NANOS_MAX <= value.nanos <= NANOS_MAX:
+        raise BadOptions(
+            f"time_control.{name}: nanos must be within -{NANOS_MAX:,}..{NANOS_MAX:,} "
+            "(whole seconds go in seconds)"
+        )
+    if (value.seconds < 0 < value.nanos) or (value.nanos < 0 < value.seconds):
+        raise BadOptions(f"time_control.{name}: seconds and nanos must have the same sign")
     if value.seconds < 0 or value.nanos < 0:
         raise BadOptions(f"time_control.{name} may not be negative")
     seconds = value.seconds + value.nanos / 1e9
@@ -144,9 +169,7 @@ def _options_filter(message: Any, info: GameInfo) -> dict[str, Any] | None:
     known = {f.name for f in dataclasses.fields(info.options_type)}
     unknown = sorted(set(wanted) - known)
     if unknown:
-        raise BadRequest(
-            f"unknown options: {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-        )
+        raise BadRequest(f"unknown options: {named(unknown)}; known: {', '.join(sorted(known))}")
     out: dict[str, Any] = {}
     for key, value in wanted.items():
         if isinstance(value, float) and value.is_integer():

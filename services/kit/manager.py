@@ -2,7 +2,7 @@
 
 :class:`services.kit.games.GameManager` is one object assembled from parts of one job
 each: the live games and their log (games), seats and the lobby (seats), bot turns
-(botmoves), the clock's sweep (sweep) and watchers (watchers). Each part is a mixin that
+(botmoves), the clock (sweep) and watchers (watchers). Each part is a mixin that
 subclasses this protocol, so mypy checks every use of another part against the one
 declaration here, and the manager against all of them.
 """
@@ -18,6 +18,7 @@ from services.kit.engine import Engine, Outcome
 from services.kit.store import MoveRecord, Store
 
 if TYPE_CHECKING:
+    from services.kit.botqueue import BotQueue
     from services.kit.games import LiveGame, Snapshot, Turn
 
 
@@ -32,6 +33,7 @@ class Manager(Protocol):
     watch_queue_limit: int
     _live: OrderedDict[str, LiveGame]
 
+    async def get(self, game_id: str) -> LiveGame: ...
     def locked(self, game_id: str) -> contextlib.AbstractAsyncContextManager[LiveGame]: ...
     def outcome(self, game: LiveGame) -> Outcome | None: ...
     def snapshot(self, game: LiveGame, seat: int | None, *, with_view: bool = True) -> Snapshot: ...
@@ -58,7 +60,20 @@ class Manager(Protocol):
     ) -> MoveRecord: ...
 
     # Bot turns (services.kit.botmoves).
+    _bot_turns: BotQueue
+
     def _kick(self, game: LiveGame) -> None: ...
     async def _bot_move(
-        self, game: LiveGame, seat: int, extra: tuple[dict[str, Any], ...]
+        self,
+        game: LiveGame,
+        seat: int,
+        extra: tuple[dict[str, Any], ...],
+        urgent: bool = False,
+        gives_way: bool = False,
     ) -> None: ...
+
+    # The clock (services.kit.sweep).
+    def acting(self, game_id: str) -> contextlib.AbstractAsyncContextManager[LiveGame]: ...
+    def due_soon(self, game: LiveGame) -> None: ...
+    def _arm(self, game: LiveGame) -> None: ...
+    async def stop_clock(self) -> None: ...

@@ -148,6 +148,8 @@ GAME_LIMITS = (
     "games_per_key",
     "games_per_owner",
     "waiting_per_client",
+    "bot_tables_per_client",
+    "all_bot_tables_per_client",
     "watch_stall",
     "watch_queue_limit",
 )

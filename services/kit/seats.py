@@ -2,8 +2,9 @@
 replay, and the lobby's listing.
 
 A seat's change is a table entry in the move log (see :mod:`services.kit.table`), appended
-under the game's lock like any move, so a restart or another replica replays the same
-seats. Part of :class:`services.kit.games.GameManager` (see :mod:`services.kit.manager`).
+under the game's lock like any move, after whatever the clock made due (see
+:meth:`services.kit.sweep.ClockSweep.acting`), so a restart or another replica replays
+the same seats. Part of :class:`services.kit.games.GameManager` (see :mod:`services.kit.manager`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Seats(Manager):
         """Take an open seat (the first one when ``seat`` is None): the game, the seat and
         its new token. The last join starts the game."""
         name = tables.player_name(name)
-        async with self.locked(game_id) as game:
+        async with self.acting(game_id) as game:
             table = game.table
             if self.outcome(game) is not None:
                 raise GameOver("the game is over")
@@ -81,15 +82,15 @@ class Seats(Manager):
 
     async def leave(self, game_id: str, seat_token: str | None) -> Snapshot:
         """Give a seat back before the start: it opens again and its token stops working."""
-        async with self.locked(game_id) as game:
+        async with self.acting(game_id) as game:
             seat = self._seated(game, seat_token)
             if self.outcome(game) is not None:
                 raise GameOver("the game is over")
             if not game.table.waiting:
                 raise GameStarted("the game has started; resign instead")
             name = game.table.seats[seat].name
-            game.table.leave(seat)
             now = self.clock()
+            game.table.leave(seat, now)
             event = table_event("player_left", f"{name} left; the seat is open again", seat)
             record = MoveRecord(game.version + 1, seat, tables.LEAVE, [event], applied_at=now)
             await self._append(game, record)
@@ -97,7 +98,7 @@ class Seats(Manager):
 
     async def resign(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, Turn]:
         """Give up a seat in a game in progress (see Table.resign)."""
-        async with self.locked(game_id) as game:
+        async with self.acting(game_id) as game:
             seat = self._seated(game, seat_token)
             if self.outcome(game) is not None:
                 raise GameOver("the game is over")
@@ -119,7 +120,8 @@ class Seats(Manager):
         self, game: LiveGame, seat: int, why: str, extra: tuple[dict[str, Any], ...]
     ) -> MoveRecord:
         now = self.clock()
-        ended = game.table.resign(seat, now, game.record.players, why)
+        by_person = not any(e["kind"] == "timeout" for e in extra)
+        ended = game.table.resign(seat, now, game.record.players, why, by_person)
         name = game.table.seats[seat].name or f"Seat {seat}"
         events = [*extra, table_event("resigned", f"{name} {why}", seat)]
         if ended:
@@ -142,10 +144,11 @@ class Seats(Manager):
             name = data["player_joined"]["name"]
             table.join(seat, name, data["seat_token"]["sha256"], at, self.engine.to_act(game.state))
         elif move.move == tables.LEAVE:
-            table.leave(seat)
+            table.leave(seat, at)
         elif move.move == tables.RESIGN:
-            why = "forfeited on time" if "timeout" in data else "resigned"
-            table.resign(seat, at, game.record.players, why)
+            timeout = "timeout" in data
+            why = "forfeited on time" if timeout else "resigned"
+            table.resign(seat, at, game.record.players, why, by_person=not timeout)
         elif move.move == tables.EXPIRE:
             table.end(tables.EXPIRE, game.record.players)
         elif move.move == tables.ABANDON:

@@ -26,7 +26,7 @@ from services.kit.drain import Drain, leave
 from services.kit.errors import Unavailable
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
-from services.kit.limits import CLIENT_LIMITS, ClientLimits, Limits
+from services.kit.limits import CLIENT_LIMITS, GRPC_METADATA_BYTES, ClientLimits, Limits
 from services.kit.metrics import (
     LIMITED,
     CountedStore,
@@ -107,11 +107,17 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "a table whose open seats are not all taken this long after its creation expires "
           "(0: never)"),
         S("idle_game", "TABLETOP_IDLE_GAME_SECONDS", "604800", "float",
-          "a game in progress without a clock and without a move this long ends as abandoned "
-          "(0: never)"),
+          "a game in progress in which no person made a move (or joined, or resigned) this "
+          "long ends as abandoned, clock or not, bots or not (0: never)"),
         S("waiting_per_client", "TABLETOP_WAITING_PER_CLIENT", "20", "int",
           "tables waiting for players one client address (or application key) may hold "
           "(0: no limit)"),
+        S("bot_tables_per_client", "TABLETOP_BOT_TABLES_PER_CLIENT", "10", "int",
+          "unfinished tables with a bot seat one client address (or application key) may "
+          "hold (0: no limit)"),
+        S("all_bot_tables_per_client", "TABLETOP_ALL_BOT_TABLES_PER_CLIENT", "2", "int",
+          "unfinished tables of bots alone one client address (or application key) may "
+          "hold (0: no limit)"),
         S("bot_workers", "TABLETOP_BOT_WORKERS", "0", "int",
           "processes searching bot moves (0: one less than the cores, at least one)"),
         S("bot_ms", "TABLETOP_BOT_MS_PER_DECISION", "500", "float",
@@ -120,8 +126,8 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "start the bot workers with the service, so no bot's first move waits for a "
           "process to start (false: at the first table with a bot)"),
         S("clock_interval", "TABLETOP_CLOCK_INTERVAL_SECONDS", "0.5", "float",
-          "how often deadlines, bots to move and idle tables are checked: how late a "
-          "timeout may fire at most"),
+          "how often the store is asked for deadlines, idle tables and bot turns left "
+          "behind (the games this process holds ring at their deadlines themselves)"),
         *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
     ]  # fmt: skip
 
@@ -179,10 +185,13 @@ HARD_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 def server_options(max_message_bytes: int, max_connection_age: float) -> list[tuple[str, int]]:
     # gRPC itself refuses only what is beyond a hard ceiling; the configured limit is
-    # checked by ClientLimits, which answers with a reason and counts it.
+    # checked by ClientLimits, which answers with a reason and counts it. Metadata alike:
+    # gRPC's own soft limit (8 KiB) refused calls below the documented 16 KiB at random.
     options = [
         ("grpc.max_receive_message_length", max(max_message_bytes, HARD_MAX_MESSAGE_BYTES)),
         ("grpc.max_send_message_length", 16 * 1024 * 1024),
+        ("grpc.max_metadata_size", GRPC_METADATA_BYTES),
+        ("grpc.absolute_max_metadata_size", GRPC_METADATA_BYTES),
         ("grpc.so_reuseport", 0),
         *overload.core_options(),
     ]
@@ -279,6 +288,8 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         waiting_ttl=cfg.waiting_ttl,
         idle_seconds=cfg.idle_game,
         waiting_per_client=cfg.waiting_per_client,
+        bot_tables_per_client=cfg.bot_tables_per_client,
+        all_bot_tables_per_client=cfg.all_bot_tables_per_client,
         bots=bots,
         bot_games=bots.workers,
     )
@@ -335,6 +346,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     for task in (listener, sweeper, clock):
         if task is not None:
             task.cancel()
+    await manager.close()
     await bots.aclose()
     await store.close()
     log.info("stopped")

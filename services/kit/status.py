@@ -3,6 +3,11 @@
 The code says what kind of refusal it is; ErrorInfo.reason says exactly which, and its
 metadata carries the facts a client acts on (the rule broken, the current version).
 Messages never carry hidden information: engines and the kit write them for anyone.
+
+A refusal is small whatever was sent: the message, each metadata key and value and their
+number are cut at fixed lengths here, the last line behind each refusal's own care to
+echo little of the request. A refusal's trailers travel back through every proxy on the
+way, and an oversized one there resets the connection it shares with other callers.
 """
 
 from __future__ import annotations
@@ -18,6 +23,19 @@ from services.kit import auth, errors
 from services.kit import engine as rules
 
 DOMAIN = "tabletop"
+
+# The most a refusal carries: message characters, metadata entries, and characters per
+# metadata key and value. A status then stays within a few KB of trailers.
+MESSAGE_MAX = 512
+METADATA_MAX = 8
+METADATA_KEY_MAX = 64
+METADATA_VALUE_MAX = 256
+
+
+def cut(text: str, most: int) -> str:
+    """``text`` cut to at most ``most`` characters, marked where it was cut."""
+    return text if len(text) <= most else text[: most - 3] + "..."
+
 
 _CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (rules.MalformedMove, grpc.StatusCode.INVALID_ARGUMENT),
@@ -58,7 +76,8 @@ def classify(exc: BaseException) -> tuple[grpc.StatusCode, str, dict[str, str]]:
     """(code, reason, metadata) for an error a client caused; raises for anything else."""
     for cls, code in _CODES:
         if isinstance(exc, cls):
-            reason: str = _AUTH_REASONS.get(cls, "") or getattr(exc, "reason", "UNKNOWN")
+            # A subclass (a player token's expiry, say) keeps its own reason.
+            reason: str = _AUTH_REASONS.get(type(exc), "") or getattr(exc, "reason", "UNKNOWN")
             metadata: dict[str, str] = dict(getattr(exc, "metadata", {}) or {})
             return code, reason, metadata
     raise TypeError(f"not a client error: {exc!r}")
@@ -67,10 +86,18 @@ def classify(exc: BaseException) -> tuple[grpc.StatusCode, str, dict[str, str]]:
 def status_for(
     code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str] | None = None
 ) -> grpc.Status:
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {})
+    """The status of a refusal, its size bounded (see MESSAGE_MAX and the rest)."""
+    bounded = {
+        cut(key, METADATA_KEY_MAX): cut(str(value), METADATA_VALUE_MAX)
+        for key, value in list((metadata or {}).items())[:METADATA_MAX]
+    }
+    info = error_details_pb2.ErrorInfo(reason=cut(reason, METADATA_KEY_MAX), domain=DOMAIN)
+    info.metadata.update(bounded)
     detail = any_pb2.Any()
     detail.Pack(info)
-    proto = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    proto = status_pb2.Status(
+        code=code.value[0], message=cut(message, MESSAGE_MAX), details=[detail]
+    )
     return rpc_status.to_status(proto)
 
 

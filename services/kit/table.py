@@ -18,6 +18,13 @@ engine; a table entry, whose text starts with ``@``, goes here:
 No game's move text starts with ``@``, so the two never meet. Games stored before tables
 existed have no plan (every seat taken, no clock) and no table entries: they replay as
 they always did.
+
+Every table ends. Besides the rules' end, a resignation and a waiting table's expiry, a
+game in progress is abandoned when nobody plays it any more: no person's entry for the
+service's idle time (the manager's setting: a person's entry is anything but the
+service's own: a bot's move, a timeout, an expiry), or, under a clock whose timeouts the
+bot plays, once every person's seat has let two deadlines in a row pass (``absent``).
+Both are derived from the log like the rest, so a restart or another replica sees them.
 """
 
 from __future__ import annotations
@@ -44,6 +51,12 @@ RESERVED = "reserved"  # a seat kind at creation: taken by the creator
 LEVELS = ("easy", "medium", "hard")
 
 NAME_MAX = 40
+# A person's seat this many timeouts in a row is not played by anyone but the bot: once
+# every person's seat is, the game is abandoned.
+MISSED_IN_A_ROW = 2
+
+# Who made a game move (services.kit.games tells from the entry's events).
+PERSON, BOT_MOVE, TIMEOUT = "person", "bot", "timeout"
 # Bounds on a time control: below a second no client can answer; beyond 30 days a
 # clock is no clock (and 1e12 s would overflow a timestamp).
 CLOCK_MIN, CLOCK_MAX, INCREMENT_MAX = 1.0, 30 * 86400.0, 86400.0
@@ -60,11 +73,28 @@ def player_name(text: str, *, required: bool = True) -> str:
         raise BadRequest(f"player_name is at most {NAME_MAX} characters")
     if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in name):
         raise BadRequest("player_name may not contain control characters")
+    if looks_like_a_bot(name):
+        raise BadRequest("player_name may not look like a bot's name, 'Bot (level)'")
     return name
+
+
+def looks_like_a_bot(name: str) -> bool:
+    """Whether ``name`` reads as a bot seat's name (``Bot (hard)``) in any case, spacing or
+    compatibility form (full-width letters): a person may not pass for the service's bot."""
+    folded = "".join(unicodedata.normalize("NFKC", name).casefold().split())
+    return folded.startswith("bot(") and folded.endswith(")")
 
 
 def bot_name(level: str) -> str:
     return f"Bot ({level})"
+
+
+def shown_level(state: str, level: str, finished: bool) -> str:
+    """The bot level a header shows for a seat: a bot seat's always; a given-up seat's
+    only while the game goes on (the bot plays it then; once it is over, nobody does)."""
+    if state == BOT or (state == GIVEN_UP and not finished):
+        return level
+    return ""
 
 
 @dataclass(frozen=True)
@@ -145,6 +175,7 @@ class SeatNow:
     token_hash: str = ""  # "" for a seat no token opens (open, bot)
     bank: float | None = None  # seconds left, as of ``since`` while the seat has a decision
     since: float | None = None  # when the seat's current decision began
+    missed: int = 0  # timeouts in a row the bot played for this person's seat
 
     @property
     def played_by_bot(self) -> bool:
@@ -164,6 +195,9 @@ class Table:
     # needs what changed, and the service reads it rather than asking the engine again.
     to_act: tuple[int, ...] = ()
     log: list[str] = field(default_factory=list)  # details for the outcome ("X resigned")
+    # When a person last made an entry (a move, a join, a resignation), or the table was
+    # created: a table nobody plays is abandoned after the service's idle time.
+    human_at: float = 0.0
 
     @classmethod
     def create(
@@ -182,7 +216,7 @@ class Table:
                 seats.append(SeatNow(BOT, bot_name(seat.level), seat.level))
             else:
                 seats.append(SeatNow(TAKEN, seat.name or f"Player {i + 1}", token_hash=digest))
-        table = cls(plan, seats, sides)
+        table = cls(plan, seats, sides, human_at=created_at)
         if plan.clock is not None and plan.clock.bank is not None:
             for s in table.seats:
                 s.bank = plan.clock.bank
@@ -222,13 +256,24 @@ class Table:
         return min(limits)
 
     def due_at(self, now: float) -> float | None:
-        """When the service must act on this game by itself (for the store's sweep)."""
+        """When the clock makes the service act on this game by itself (for the store's
+        sweep and the service's alarm): a deadline, or now once it is to be abandoned.
+        A waiting table's expiry and the idle time are swept by their age, and a bot's
+        turn (no clock's business) by ``bot_to_move``."""
         if self.ended is not None or self.waiting:
-            return None  # a waiting table's expiry is swept by its age
-        if self.bot_to_move() is not None:
+            return None
+        if self.absent():
             return now
         deadlines = [d for d in (self.deadline(s) for s in self.to_act) if d is not None]
         return min(deadlines) if deadlines else None
+
+    def absent(self) -> bool:
+        """Every person's seat has let ``MISSED_IN_A_ROW`` deadlines in a row pass, the
+        bot moving for it each time: nobody plays this table any more."""
+        if self.plan.clock is None or self.ended is not None or self.waiting:
+            return False
+        people = [s for s in self.seats if s.state == TAKEN]
+        return bool(people) and all(s.missed >= MISSED_IN_A_ROW for s in people)
 
     def overdue(self, now: float) -> int | None:
         """A human seat to act whose time has run out."""
@@ -243,7 +288,10 @@ class Table:
         status = "finished" if finished else "waiting" if self.waiting else "in_progress"
         return {
             "status": status,
-            "seats": [{"state": s.state, "name": s.name, "level": s.level} for s in self.seats],
+            "seats": [
+                {"state": s.state, "name": s.name, "level": shown_level(s.state, s.level, finished)}
+                for s in self.seats
+            ],
         }
 
     def humans_sides(self) -> list[tuple[int, ...]]:
@@ -278,18 +326,23 @@ class Table:
         """Seat the player; True when this join started the game."""
         now = self.seats[seat]
         now.state, now.name, now.token_hash = TAKEN, name, digest
+        self.human_at = at
         if self.waiting:
             return False
         self._start(at, tuple(to_act))
         return True
 
-    def leave(self, seat: int) -> None:
+    def leave(self, seat: int, at: float) -> None:
         now = self.seats[seat]
         now.state, now.name, now.token_hash = OPEN, "", ""
+        self.human_at = at
 
-    def resign(self, seat: int, at: float, players: int, why: str) -> bool:
-        """Give the seat up; True when that ended the game (one side left)."""
+    def resign(self, seat: int, at: float, players: int, why: str, by_person: bool = True) -> bool:
+        """Give the seat up (``by_person`` False: it forfeited on time); True when that
+        ended the game (one side left)."""
         now = self.seats[seat]
+        if by_person:
+            self.human_at = at
         now.state = GIVEN_UP
         now.level = self.plan.seats[seat].level
         self.log.append(f"{now.name or f'Seat {seat}'} {why}")
@@ -305,14 +358,22 @@ class Table:
         reason, detail = ENDINGS[entry]
         self.ended = Outcome((0,) * players, (), reason, (detail,))
 
-    def after_move(self, seat: int | None, at: float, to_act: Iterable[int]) -> None:
-        """A game move by ``seat`` (None: the start) was applied at ``at``: charge its
-        bank, add the increment, and start the clock of every seat newly to act."""
+    def after_move(
+        self, seat: int | None, at: float, to_act: Iterable[int], by: str = PERSON
+    ) -> None:
+        """A game move by ``seat`` (None: the start) was applied at ``at``, made ``by`` a
+        person, a bot or the bot on a timeout: charge its bank, add the increment, count
+        the seat's timeouts in a row, and start the clock of every seat newly to act."""
         acting = tuple(to_act)
         clock = self.plan.clock
-        if seat is not None and clock is not None:
+        if seat is not None:
             mover = self.seats[seat]
-            if mover.bank is not None and mover.since is not None:
+            if by == PERSON:
+                mover.missed = 0
+                self.human_at = at
+            elif by == TIMEOUT:
+                mover.missed += 1
+            if clock is not None and mover.bank is not None and mover.since is not None:
                 mover.bank = max(0.0, mover.bank - (at - mover.since)) + clock.increment
         for i, s in enumerate(self.seats):
             if i not in acting:

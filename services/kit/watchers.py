@@ -2,9 +2,11 @@
 
 A watcher resumes from the version it last saw: the turns it missed, then the view, then
 every new turn as it is acknowledged (queued here by the manager, with the game's lock
-held, so each view is the one at exactly that version). A watcher too far behind, a game
-being reloaded or a drain ends the stream, and the client resumes from the last version
-it saw. Part of :class:`services.kit.games.GameManager` (see :mod:`services.kit.manager`).
+held, so each view is the one at exactly that version). The stream ends once it has sent
+the view of the game's end (at once for a game already over). A watcher too far behind,
+a game being reloaded or a drain ends the stream with an error, and the client resumes
+from the last version it saw. Part of :class:`services.kit.games.GameManager` (see
+:mod:`services.kit.manager`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ class Watcher:
     error: BaseException | None = None
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
+
+
+def _final(item: WatchItem) -> bool:
+    """The item shows the game's end: nothing follows it, and the stream ends."""
+    return item.snapshot is not None and item.snapshot.outcome is not None
 
 
 class Watchers(Manager):
@@ -94,6 +101,7 @@ class Watchers(Manager):
             if self._closing is not None:
                 # Admitted before the drain began, here after close_watchers ran.
                 raise self._closed_error(from_version)
+            self.due_soon(game)  # a deadline passed: the watcher gets its timeout next
             seat = self._seat(game, seat_token)
             if from_version is not None and from_version > game.version:
                 await self._follow(game)  # seen on another replica: read the log first
@@ -121,10 +129,15 @@ class Watchers(Manager):
         try:
             for item in backlog:
                 yield item
+                if _final(item):
+                    return
             while True:
                 if watcher.pending:
                     record, snap = watcher.pending.popleft()
-                    yield WatchItem(self.turn_for(record, watcher.seat), snap)
+                    item = WatchItem(self.turn_for(record, watcher.seat), snap)
+                    yield item
+                    if _final(item):
+                        return
                     continue
                 if watcher.error is not None:
                     raise watcher.error

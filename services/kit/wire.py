@@ -45,7 +45,8 @@ def seat(index: int, name: str, info: SeatInfo | None) -> game_pb2.Seat:
         return msg
     msg.state = SEAT_STATES[info.state]
     msg.player_name = info.player_name
-    if info.state in (tables.BOT, tables.GIVEN_UP):
+    if info.level and info.state in (tables.BOT, tables.GIVEN_UP):
+        # A given-up seat shows its level while the bot plays it (see tables.shown_level).
         msg.bot_level = LEVELS.get(info.level, table_pb2.BOT_LEVEL_UNSPECIFIED)
     if info.bank is not None:
         msg.bank.CopyFrom(duration(info.bank))
@@ -125,9 +126,10 @@ def lobby_header(
     cards = lobby.get("seats") or [{"state": tables.TAKEN, "name": "", "level": ""}] * len(
         seat_names
     )
+    finished = record.finished_at is not None
     status = (
         game_pb2.GAME_STATUS_FINISHED
-        if record.finished_at is not None
+        if finished
         else game_pb2.GAME_STATUS_WAITING
         if record.waiting
         else game_pb2.GAME_STATUS_IN_PROGRESS
@@ -137,7 +139,17 @@ def lobby_header(
         game_type=record.game_type,
         version=record.version,
         seats=[
-            seat(i, n, SeatInfo(c["state"], c["name"], c["level"], None, None))
+            seat(
+                i,
+                n,
+                SeatInfo(
+                    c["state"],
+                    c["name"],
+                    tables.shown_level(c["state"], c["level"], finished),
+                    None,
+                    None,
+                ),
+            )
             for i, (n, c) in enumerate(zip(seat_names, cards, strict=True))
         ],
         status=status,

@@ -103,6 +103,47 @@ def test_the_loop_keeps_serving_while_a_search_runs_and_the_budget_holds(bot_poo
     assert max(blocked) >= 0.8 * BUDGET_MS / 1000, f"{max(blocked) * 1000:.0f} ms"
 
 
+@pytest.mark.parametrize("gives_way", [True, False])
+def test_a_search_that_gives_way_stops_once_the_flag_is_raised(bot_pool, gives_way):
+    """A table of bots' search stops for a person waiting; the control, a search that
+    does not give way (a person's bot, a timeout's move), takes its whole budget."""
+    engine, state, seat = _glow_midgame()
+
+    async def run() -> tuple[str, float]:
+        bot_pool.give_way(False)
+        started = time.perf_counter()
+        asked = asyncio.ensure_future(
+            bot_pool.decide("glow", state, seat, "hard", seed=3, gives_way=gives_way)
+        )
+        await asyncio.sleep(0.05)
+        bot_pool.give_way(True)
+        try:
+            text = await asked
+        finally:
+            bot_pool.give_way(False)
+        return text, time.perf_counter() - started
+
+    text, spent = asyncio.run(run())
+    assert engine.parse_move(text) in engine.legal_moves(state, seat)
+    if gives_way:
+        assert spent < BUDGET_MS / 2000, f"{spent:.3f} s"
+    else:
+        assert spent >= BUDGET_MS / 1000, f"{spent:.3f} s"
+
+
+def test_a_timeouts_search_is_capped_below_the_levels_budget(bot_pool):
+    engine, state, seat = _glow_midgame()
+
+    async def run() -> tuple[str, float]:
+        started = time.perf_counter()
+        text = await bot_pool.decide("glow", state, seat, "hard", seed=4, cap_ms=BUDGET_MS / 10)
+        return text, time.perf_counter() - started
+
+    text, spent = asyncio.run(run())
+    assert engine.parse_move(text) in engine.legal_moves(state, seat)
+    assert spent < BUDGET_MS / 2000, f"{spent:.3f} s"  # uncapped: the budget (test above)
+
+
 def test_a_failure_in_a_worker_raises_in_the_caller(bot_pool):
     engine = registry.by_name("channeling").engine()
     state = engine.new_game(seed=3)

@@ -1,7 +1,8 @@
 """What the store keeps for tables and lobbies, for every backend (memory, SQLite and,
-when TABLETOP_TEST_POSTGRES_URL is set, PostgreSQL): the table, lobby, waiting and
-due_at columns, the waiting-table quota, lobby pages, the due games, and files and
-databases written before these columns existed."""
+when TABLETOP_TEST_POSTGRES_URL is set, PostgreSQL): the table, lobby, waiting, due_at,
+bot_turn, human_at and bot_seats columns, the waiting-table and bot-table quotas, lobby
+pages, the due games and bot turns, and files and databases written before these
+columns existed."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import uuid
 
 import pytest
 
-from services.kit.store import GameRecord, MoveRecord, QuotaExceeded, open_store
+from services.kit.store import GameRecord, MoveRecord, QuotaExceeded, Quotas, open_store
 from tests.kit.test_store import POSTGRES, game
 from tests.kit.test_store import store as store  # the fixture: every backend
 
@@ -378,11 +379,12 @@ async def test_a_waiting_table_is_due_once_older_than_the_ttl(store):
     assert await store.due(gtype, 1100.0, waiting_ttl=100.0, idle_seconds=0) == []
 
 
-async def test_a_game_in_progress_with_no_deadline_is_due_once_idle(store):
+async def test_a_game_in_progress_is_due_once_no_person_made_an_entry_for_the_idle_time(store):
     gtype = kind()
     record = game(game_type=gtype, created_at=900.0, updated_at=900.0)
     await store.create(record)
-    await store.append(record.game_id, step(1, applied_at=1000.0))
+    assert (await store.load(record.game_id)).human_at == 900.0  # its creation
+    await store.append(record.game_id, step(1, applied_at=1000.0))  # a person's entry
 
     async def due(now, idle):
         return await store.due(gtype, now, waiting_ttl=1.0, idle_seconds=idle)
@@ -390,10 +392,61 @@ async def test_a_game_in_progress_with_no_deadline_is_due_once_idle(store):
     assert await due(1050.0, 50.0) == [record.game_id]
     assert await due(1049.0, 50.0) == []  # control: a move 49 s ago
     assert await due(9999.0, 0) == []  # control: no idle limit
-    # A game with a deadline is the deadline's business, not the idle limit's.
-    await store.append(record.game_id, step(2, applied_at=1000.0, due_at=3000.0))
-    assert await due(2000.0, 50.0) == []
-    assert await due(3000.0, 50.0) == [record.game_id]
+    # A bot's entry (human_at kept at the person's last) does not make the game played;
+    # a deadline does not keep it from being idle either.
+    await store.append(record.game_id, step(2, applied_at=1040.0, human_at=1000.0, due_at=3000.0))
+    assert await due(1050.0, 50.0) == [record.game_id]
+    await store.append(record.game_id, step(3, applied_at=1045.0, due_at=3000.0))
+    assert await due(1050.0, 50.0) == []  # control: that one was a person's
+
+
+async def test_bot_turns_are_listed_apart_from_deadlines_longest_waiting_first(store):
+    gtype = kind()
+    turns = [game(game_type=gtype, game_id=f"b{n}-{uuid.uuid4().hex[:6]}") for n in range(3)]
+    for n, record in enumerate(turns):
+        await store.create(record)
+        await store.append(record.game_id, step(1, applied_at=100.0 - n, bot_turn=True))
+    deadline = game(game_type=gtype, due_at=150.0)
+    await store.create(deadline)
+    # However many bot turns wait, they never crowd a deadline out of the due list.
+    assert await store.due(gtype, 200.0, waiting_ttl=0, idle_seconds=0, limit=1) == [
+        deadline.game_id
+    ]
+    expected = [r.game_id for r in reversed(turns)]
+    assert await store.bot_turns(gtype, 100.0) == expected
+    assert await store.bot_turns(gtype, 98.0) == expected[:1]  # only the longest waiting
+    assert await store.bot_turns(gtype, 100.0, limit=2) == expected[:2]
+    assert await store.bot_turns(kind(), 100.0) == []  # another type's
+    await store.append(turns[0].game_id, step(2, applied_at=101.0))  # the bot moved
+    await store.append(turns[1].game_id, step(2, applied_at=101.0, bot_turn=True, finished=True))
+    await store.quarantine(turns[2].game_id, "cannot be replayed", 1.0)
+    assert await store.bot_turns(gtype, 200.0) == []
+
+
+async def test_an_owners_bot_tables_and_tables_of_bots_alone_are_capped_at_create(store):
+    gtype = kind()
+    quotas = Quotas(games=10, waiting=10, bot_tables=3, all_bot_tables=1)
+
+    def bots(seats: int, owner: str = "addr:1.2.3.4") -> GameRecord:
+        return game(game_type=gtype, owner=owner, bot_seats=seats)
+
+    all_bots = bots(2)
+    await store.create(all_bots, quotas=quotas)
+    with pytest.raises(QuotaExceeded) as refused:
+        await store.create(bots(2), quotas=quotas)
+    assert (refused.value.quota, refused.value.limit) == ("all_bot_tables", 1)
+    await store.create(bots(1), quotas=quotas)
+    await store.create(bots(1), quotas=quotas)
+    with pytest.raises(QuotaExceeded) as refused:
+        await store.create(bots(1), quotas=quotas)
+    assert (refused.value.quota, refused.value.limit) == ("bot_tables", 3)
+    # Tables without a bot, another owner, and a place freed by a finished game.
+    await store.create(bots(0), quotas=quotas)
+    await store.create(bots(2, owner="addr:5.6.7.8"), quotas=quotas)
+    await store.append(all_bots.game_id, step(1, finished=True))
+    await store.create(bots(2), quotas=quotas)
+    loaded = await store.load(all_bots.game_id)
+    assert loaded.bot_seats == 2
 
 
 async def test_a_game_is_due_when_its_due_at_comes(store):
@@ -471,6 +524,7 @@ async def test_sqlite_lobby_and_due_queries_use_their_indexes(tmp_path, monkeypa
             "options": backend.list_games(gtype, status="in_progress", options={"fast": True}),
             "count": backend.count_waiting(gtype),
             "due": backend.due(gtype, 2000.0, waiting_ttl=60.0, idle_seconds=60.0),
+            "bot_turns": backend.bot_turns(gtype, 2000.0),
         }
         plans = {}
         plain = sqlite3.connect(path)
@@ -489,8 +543,9 @@ async def test_sqlite_lobby_and_due_queries_use_their_indexes(tmp_path, monkeypa
     assert "games_lobby" in plans["all"] and "TEMP B-TREE" not in plans["all"], plans["all"]
     assert "games_waiting" in plans["waiting"] and "TEMP B-TREE" not in plans["waiting"]
     assert "games_waiting" in plans["count"], plans["count"]
-    for index in ("games_waiting", "games_idle", "games_due"):
+    for index in ("games_waiting", "games_human", "games_due"):
         assert index in plans["due"], plans["due"]
+    assert "games_bot_turn" in plans["bot_turns"], plans["bot_turns"]
 
 
 # --- files and databases written before these columns ------------------------------------
@@ -583,6 +638,8 @@ async def check_old_rows_after_migration(backend) -> None:
     live = await backend.load("old-live")
     assert (live.table, live.lobby, live.waiting, live.due_at) == (None, None, False, None)
     assert live.version == 1 and live.options == {"a": 1} and live.seed == 42
+    # A person's last entry is taken to be the game's last; no bot seat, no bot's turn.
+    assert (live.human_at, live.bot_seats, live.bot_turn) == (1001.0, 0, False)
     assert [m.move for m in await backend.moves("old-live")] == ["glyph 1"]
     done = await backend.load("old-done")
     assert (done.table, done.lobby, done.waiting, done.due_at) == (None, None, False, None)
@@ -630,7 +687,8 @@ async def test_a_sqlite_file_written_before_tables_opens_and_gains_the_columns(t
     indexes = {row[0] for row in after.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     after.close()
     assert {"table_config", "lobby", "waiting", "due_at"} <= columns
-    assert {"games_lobby", "games_waiting", "games_due", "games_idle"} <= indexes
+    assert {"games_lobby", "games_waiting", "games_due", "games_human", "games_bot_turn"} <= indexes
+    assert "games_idle" not in indexes  # replaced by games_human
     # Opening it again (now migrated) changes nothing and loses nothing.
     again = open_store(f"sqlite:///{path}")
     try:
@@ -678,8 +736,10 @@ async def test_a_postgres_database_written_before_tables_opens_and_gains_the_col
             "tabletop_games_lobby",
             "tabletop_games_waiting",
             "tabletop_games_due",
-            "tabletop_games_idle",
+            "tabletop_games_human",
+            "tabletop_games_bot_turn",
         } <= indexes
+        assert "tabletop_games_idle" not in indexes  # replaced by tabletop_games_human
     finally:
         if backend is not None:
             await backend.close()
@@ -705,11 +765,13 @@ async def test_postgres_lobby_and_due_queries_use_their_indexes(monkeypatch):
         # a fifth of them of another game type.
         await admin.execute(
             "INSERT INTO tabletop_games (game_id, game_type, players, options, seed,"
-            " token_hashes, version, created_at, updated_at, finished_at, waiting, due_at)"
+            " token_hashes, version, created_at, updated_at, finished_at, waiting, due_at,"
+            " human_at, bot_turn)"
             " SELECT 'g' || i, CASE WHEN i % 5 = 0 THEN 'other' ELSE 'lobby' END, 2 + i % 3,"
             " jsonb_build_object('fast', i % 2 = 0), '1', '[]', 1, 1000 + i, 1000 + i,"
             " CASE WHEN i % 3 = 0 THEN 30000 + i END, i % 3 <> 0 AND i % 7 = 0,"
-            " CASE WHEN i % 3 <> 0 AND i % 7 <> 0 AND i % 11 = 0 THEN 40000 + i END"
+            " CASE WHEN i % 3 <> 0 AND i % 7 <> 0 AND i % 11 = 0 THEN 40000 + i END,"
+            " 1000 + i, i % 3 <> 0 AND i % 7 <> 0 AND i % 13 = 0"
             " FROM generate_series(1, 20000) AS i"
         )
         await admin.execute("ANALYZE tabletop_games")
@@ -730,6 +792,7 @@ async def test_postgres_lobby_and_due_queries_use_their_indexes(monkeypatch):
             ),
             "count": lambda: backend.count_waiting("lobby"),
             "due": lambda: backend.due("lobby", 2500.0, waiting_ttl=1000.0, idle_seconds=1400.0),
+            "bot_turns": lambda: backend.bot_turns("lobby", 2500.0),
         }
         plans = {}
         for name, call in calls.items():
@@ -752,6 +815,8 @@ async def test_postgres_lobby_and_due_queries_use_their_indexes(monkeypatch):
     assert "tabletop_games_waiting" in plans["count"], plans["count"]
     assert "tabletop_games_waiting" in plans["due"], plans["due"]
     assert "tabletop_games_due" in plans["due"], plans["due"]
-    # The idle branch: its partial index, or the (older) one on updated_at when the
-    # planner finds few games idle that long.
-    assert "tabletop_games_idle" in plans["due"] or "tabletop_games_updated" in plans["due"]
+    # The idle branch and bot_turns: their partial indexes, or the one on updated_at when
+    # the planner finds few games that old.
+    assert "tabletop_games_human" in plans["due"] or "tabletop_games_updated" in plans["due"]
+    bot_turns = plans["bot_turns"]
+    assert "tabletop_games_bot_turn" in bot_turns or "tabletop_games_updated" in bot_turns

@@ -278,7 +278,11 @@ async def test_teams_resign_together():
 # --- clocks --------------------------------------------------------------------------------
 
 
-async def test_a_per_decision_clock_with_the_bot_finishes_an_untouched_game():
+def timeouts(turns) -> int:
+    return sum(bool(t.events) and t.events[0]["kind"] == "timeout" for t in turns)
+
+
+async def test_a_per_decision_clock_gives_each_deadline_one_bot_move_till_nobody_plays():
     now = Now()
     m = manager(now=now)
     clock = tables.Clock(per_decision=2.0)
@@ -291,16 +295,54 @@ async def test_a_per_decision_clock_with_the_bot_finishes_an_untouched_game():
     assert snap.seats[seat].deadline == now.at + 2.0
     assert await m.sweep() == 0  # not yet
     deadlines = 0
+    missed = {0: 0, 1: 0}
     while snap.outcome is None:
+        before = len(await history(m, gid))
+        acting = snap.to_act[0]
         now.advance(2.0)
-        fired = await m.sweep()
-        assert fired == 1, "exactly one timeout per deadline"
+        await m.sweep()
+        turns = (await history(m, gid))[before:]
+        assert timeouts(turns) == 1, "exactly one timeout per deadline"
         assert await m.sweep() == 0, "a deadline never fires twice"
+        assert [e["kind"] for e in turns[0].events][:2] == ["timeout", "bot_move"]
+        missed[acting] += 1
         deadlines += 1
         snap, _ = await m.read(gid, None)
+    # Each seat let two deadlines in a row pass with the bot moving for it: abandoned
+    # right after the last of them, in the same landing.
+    assert min(missed.values()) == tables.MISSED_IN_A_ROW
+    assert snap.outcome.reason == "ABANDONED" and snap.outcome.winners == ()
     turns = await history(m, gid)
-    assert len(turns) == deadlines
-    assert all([e["kind"] for e in t.events][:2] == ["timeout", "bot_move"] for t in turns)
+    assert timeouts(turns) == deadlines and len(turns) == deadlines + 1
+    assert turns[-1].move_text == tables.ABANDON
+    assert [e["kind"] for e in turns[-1].events] == ["game_abandoned"]
+
+
+async def test_a_person_moving_between_the_timeouts_keeps_the_table_alive():
+    now = Now()
+    m = manager(now=now)
+    clock = tables.Clock(per_decision=2.0)
+    game, tokens = await m.create(
+        2, channeling.Options(), seed=4, plan=plan("reserved", "reserved", clock=clock)
+    )
+    gid = game.record.game_id
+    rng = random.Random(3)
+    for _ in range(12):
+        snap, _ = await m.read(gid, None)
+        if snap.outcome is not None:
+            break
+        seat = snap.to_act[0]
+        if seat == 0:  # seat 0's player plays each decision in time
+            now.advance(1.0)
+            _, moves, _ = await m.legal_moves(gid, tokens[0])
+            chosen = rng.choice(moves)
+            await m.submit(gid, tokens[0], lambda mv=chosen: mv, None, None)
+        else:  # seat 1's never does
+            now.advance(2.0)
+            assert await m.sweep() == 1
+    snap, _ = await m.read(gid, None)
+    assert snap.outcome is None or snap.outcome.reason != "ABANDONED"
+    assert timeouts(await history(m, gid)) >= tables.MISSED_IN_A_ROW  # seat 1 missed
 
 
 async def test_controls_a_clock_that_fires_early_or_twice_is_caught(monkeypatch):
@@ -311,9 +353,9 @@ async def test_controls_a_clock_that_fires_early_or_twice_is_caught(monkeypatch)
         found = real_deadline(self, seat)
         return None if found is None else found - 1.0
 
-    def keeps_old_start(self, seat, at, to_act):
+    def keeps_old_start(self, seat, at, to_act, by=tables.PERSON):
         before = None if seat is None else self.seats[seat].since
-        real_after(self, seat, at, to_act)
+        real_after(self, seat, at, to_act, by)
         if seat is not None and seat in tuple(to_act) and before is not None:
             self.seats[seat].since = before  # the mover's clock not restarted
 
@@ -328,13 +370,16 @@ async def test_controls_a_clock_that_fires_early_or_twice_is_caught(monkeypatch)
     monkeypatch.setattr(tables.Table, "after_move", keeps_old_start)
     now = Now()
     m = manager(now=now)
-    await m.create(2, channeling.Options(), seed=1, plan=plan("reserved", "reserved", clock=clock))
-    twice = 0
+    game, _ = await m.create(
+        2, channeling.Options(), seed=1, plan=plan("reserved", "reserved", clock=clock)
+    )
+    most = 0
     for _ in range(6):
+        before = len(await history(m, game.record.game_id))
         now.advance(2.0)
         await m.sweep()
-        twice += await m.sweep()
-    assert twice > 0  # "a deadline never fires twice" would fail
+        most = max(most, timeouts((await history(m, game.record.game_id))[before:]))
+    assert most > 1  # "exactly one timeout per deadline" would fail
 
 
 async def test_with_forfeit_the_idle_seat_loses():
@@ -397,8 +442,8 @@ async def test_simultaneous_decisions_run_every_pending_clock_at_once():
     assert deadlines == {now.at + 5.0}
     now.advance(5.0)
     fired = 0
-    while await m.sweep():
-        fired += 1
+    while landed := await m.sweep():
+        fired += landed
     assert fired >= len(snap.to_act)
 
 
@@ -445,13 +490,16 @@ async def test_two_replicas_give_each_deadline_exactly_one_move(tmp_path, backen
         )
         gid = game.record.game_id
         await two.read(gid, None)  # both hold it live
-        for _ in range(5):
+        deadlines = 0
+        while (await one.read(gid, None))[0].outcome is None:
             now.advance(2.0)
             fired = await asyncio.gather(one.sweep(), two.sweep())
             assert sum(fired) >= 1
+            deadlines += 1
         turns = await history(one, gid)
-        timeouts = [t for t in turns if t.events and t.events[0]["kind"] == "timeout"]
-        assert len(timeouts) == len(turns) == 5
+        # One timeout per deadline, then the one abandonment once nobody played.
+        assert timeouts(turns) == deadlines >= 2 * tables.MISSED_IN_A_ROW
+        assert [t.move_text for t in turns[deadlines:]] == [tables.ABANDON]
     finally:
         await one.store.close()
         await two.store.close()
@@ -477,21 +525,47 @@ async def test_the_fill_the_limit_attack_recovers_within_the_waiting_ttl():
     assert {g.lobby["status"] for g in games} == {"finished"}
 
 
-async def test_an_idle_game_without_a_clock_is_abandoned_and_a_clocked_one_is_not():
+async def test_a_game_nobody_plays_is_abandoned_clock_or_not_and_bot_moves_do_not_count():
+    week = 7 * 86400.0
     now = Now()
-    m = manager(now=now, idle_seconds=7 * 86400.0)
+    m = manager(now=now, idle_seconds=week)
     idle, _ = await m.create(2, channeling.Options())
-    clocked, _ = await m.create(
+    # A 30-day bank would hold its place for a month per decision (the outside attack's
+    # table): a week without a person's move ends it all the same.
+    banked, _ = await m.create(
         2,
         channeling.Options(),
         plan=plan("reserved", "reserved", clock=tables.Clock(bank=30 * 86400.0)),
     )
-    now.advance(7 * 86400.0 + 1)
-    assert await m.sweep() == 1
-    snap, _ = await m.read(idle.record.game_id, None)
-    assert snap.outcome.reason == "ABANDONED" and snap.outcome.winners == ()
-    snap, _ = await m.read(clocked.record.game_id, None)
-    assert snap.outcome is None
+    # The bot plays this one's timeouts every three days: moves, but nobody's.
+    timed, _ = await m.create(
+        2,
+        channeling.Options(),
+        plan=plan("reserved", "reserved", clock=tables.Clock(per_decision=3 * 86400.0)),
+    )
+    played, tokens = await m.create(
+        2,
+        channeling.Options(),
+        plan=plan("reserved", "reserved", clock=tables.Clock(bank=30 * 86400.0)),
+    )
+    pid = played.record.game_id
+    for _ in range(2):
+        now.advance(3 * 86400.0)
+        assert await m.sweep() == 1  # the timed table's timeout
+    now.advance(86400.0 - 1)
+    snap, _ = await m.read(pid, None)
+    _, moves, _ = await m.legal_moves(pid, tokens[snap.to_act[0]])
+    await m.submit(pid, tokens[snap.to_act[0]], lambda: moves[0], None, None)
+    assert await m.sweep() == 0  # a week less a second: nothing yet
+    now.advance(2.0)
+    assert await m.sweep() == 3
+    for gone in (idle, banked, timed):
+        snap, _ = await m.read(gone.record.game_id, None)
+        assert snap.outcome.reason == "ABANDONED" and snap.outcome.winners == ()
+    snap, _ = await m.read(pid, None)
+    assert snap.outcome is None  # a person moved within the week
+    turns = await history(m, timed.record.game_id)
+    assert timeouts(turns) == 2 and turns[-1].move_text == tables.ABANDON
 
 
 async def test_a_client_may_hold_only_so_many_waiting_tables():
@@ -538,5 +612,39 @@ async def test_a_table_replays_to_the_same_seats_clock_and_outcome(tmp_path):
         again, _ = await second.read(gid, None)
         assert again.seats == snap.seats and again.version == snap.version
         assert again.outcome == snap.outcome
+    finally:
+        await second.store.close()
+
+
+async def test_a_bot_turn_stored_by_the_release_before_is_played_by_the_sweep(tmp_path):
+    # That release wrote a bot's turn as due_at = now, with no bot_turn column: the
+    # sweep finds it in the due list (bot_turns does not) and queues the bot.
+    import sqlite3
+
+    now = Now()
+    url = f"sqlite:///{tmp_path}/before.db"
+    first = manager(store=url, now=now)
+    game, _ = await first.create(2, channeling.Options(), plan=plan("reserved", "reserved"))
+    gid = game.record.game_id
+    await first.store.close()
+    plain = sqlite3.connect(tmp_path / "before.db")
+    plain.execute(
+        "UPDATE games SET table_config = ?, due_at = created_at, bot_turn = 0 WHERE game_id = ?",
+        (
+            '{"seats": [{"kind": "bot", "name": "", "level": "easy"}, {"kind": "bot", "name": "",'
+            ' "level": "easy"}], "clock": null}',
+            gid,
+        ),
+    )
+    plain.commit()
+    plain.close()
+    now.advance(1.0)
+    second = manager(store=url, now=now)
+    try:
+        assert await second.store.bot_turns("channeling", now.at) == []
+        await second.sweep()
+        await second.settle()
+        snap, _ = await second.read(gid, None)
+        assert snap.version > 0 or snap.outcome is not None  # the bots played
     finally:
         await second.store.close()

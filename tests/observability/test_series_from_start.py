@@ -131,14 +131,15 @@ class Refused(Exception):
 class Context:
     """The little of a servicer context the per-client limits read."""
 
-    def __init__(self) -> None:
+    def __init__(self, metadata: tuple = ()) -> None:
         self.status = grpc.StatusCode.OK
+        self.metadata = metadata
 
     def peer(self) -> str:
         return "ipv4:10.0.0.7:5000"
 
     def invocation_metadata(self) -> tuple:
-        return ()
+        return self.metadata
 
     def code(self) -> grpc.StatusCode:
         return self.status
@@ -161,10 +162,10 @@ async def refuse_every_client_limit(limits: Limits, concurrent: int) -> set[str]
     counter = Counter("tabletop_limited", "refused", ["limit"], registry=CollectorRegistry())
     game_call = b"\x0a\x02ab"  # a game call naming game "ab"
 
-    async def twice(guard, request, streaming: bool) -> None:
+    async def twice(guard, request, streaming: bool, metadata: tuple = ()) -> None:
         for _ in range(2):
             with contextlib.suppress(Refused):
-                await guard.admit(request, Context(), streaming)
+                await guard.admit(request, Context(metadata), streaming)
 
     rate = Limits(rate_per_client=limits.rate_per_client, burst_per_client=limits.burst_per_client)
     await twice(ClientLimits(rate, counter), b"", False)
@@ -172,6 +173,11 @@ async def refuse_every_client_limit(limits: Limits, concurrent: int) -> set[str]
     await twice(ClientLimits(streams, counter), b"", True)
     size = Limits(max_message_bytes=limits.max_message_bytes)
     await twice(ClientLimits(size, counter), b"x" * 9, False)
+    headers = (("x-a", "1"), ("x-b", "2"))  # 2 entries, 8 bytes
+    entries = Limits(max_metadata_entries=limits.max_metadata_entries, max_metadata_bytes=0)
+    await twice(ClientLimits(entries, counter), b"", False, headers)
+    size = Limits(max_metadata_bytes=limits.max_metadata_bytes, max_metadata_entries=0)
+    await twice(ClientLimits(size, counter), b"", False, headers)
     failing = ClientLimits(
         Limits(auth_failures_per_client=limits.auth_failures_per_client), counter
     )
@@ -192,12 +198,14 @@ async def test_every_per_client_limit_refused_names_a_listed_limit():
         streams_per_client=1,
         auth_failures_per_client=1,
         max_message_bytes=8,
+        max_metadata_bytes=7,
+        max_metadata_entries=1,
     )
     assert await refuse_every_client_limit(limits, concurrent=1) == set(CLIENT_LIMITS)
 
 
 async def test_control_with_no_limit_set_nothing_is_refused():
-    limits = Limits(max_message_bytes=0)
+    limits = Limits(max_message_bytes=0, max_metadata_bytes=0, max_metadata_entries=0)
     assert await refuse_every_client_limit(limits, concurrent=0) == set()
 
 

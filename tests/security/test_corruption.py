@@ -250,7 +250,16 @@ async def test_a_file_from_before_owners_gets_the_column_on_open(tmp_path):
     conn.close()
     store = SqliteStore(f"sqlite:///{path}")
     columns = [r[1] for r in stored(path, "PRAGMA table_info(games)")]
-    assert columns[10:] == ["owner", "table_config", "lobby", "waiting", "due_at"]
+    assert columns[10:] == [
+        "owner",
+        "table_config",
+        "lobby",
+        "waiting",
+        "due_at",
+        "bot_turn",
+        "human_at",
+        "bot_seats",
+    ]
     assert stored(path, "SELECT game_id, owner FROM games") == [("g", None)]
     assert (await store.load("g")).owner is None
     await store.close()

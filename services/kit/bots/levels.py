@@ -24,7 +24,7 @@ from typing import Any
 from services import registry
 from services.kit.bots import greedy, ismcts
 from services.kit.bots import random as random_bot
-from services.kit.bots.clock import Deadline
+from services.kit.bots.clock import Deadline, Flag
 from services.kit.engine import Engine
 
 
@@ -38,6 +38,9 @@ class Level:
     samples: int = 4  # greedy: determinizations per move
     rollout_depth: int = 20  # ISMCTS: decisions per rollout before the evaluation
 
+
+# A search asked to give way still searches this long: every move gets some thought.
+YIELD_FLOOR_MS = 10.0
 
 LEVELS: dict[str, Level] = {
     "random": Level("random"),
@@ -63,8 +66,13 @@ def decide(
     ms_per_decision: float | None = 500.0,
     *,
     players: int | None = None,
+    cap_ms: float | None = None,
+    yield_to: Flag | None = None,
 ) -> Any:
     """``seat``'s move at ``level``; ``ms_per_decision`` None searches by iterations only.
+    ``cap_ms`` bounds the search below the level's share (a move the clock forces must
+    land at once, whatever the level); once ``yield_to`` is raised the search stops
+    (after YIELD_FLOOR_MS), its best move so far taken: someone waits for the worker.
 
     >>> from services.channeling import engine
     >>> state = engine.new_game(seed=3)
@@ -73,7 +81,10 @@ def decide(
     True
     """
     chosen = level_of(level)
-    deadline = Deadline.after(None if ms_per_decision is None else ms_per_decision * chosen.share)
+    budget = None if ms_per_decision is None else ms_per_decision * chosen.share
+    if cap_ms is not None:
+        budget = cap_ms if budget is None else min(budget, cap_ms)
+    deadline = Deadline.after(budget, yield_to, YIELD_FLOOR_MS)
     if chosen.bot == "random":
         return random_bot.decide(engine, state, seat, rng)
     if chosen.bot == "greedy":
@@ -100,10 +111,22 @@ def decide_text(
     seed: int,
     ms: float | None,
     players: int | None = None,
+    cap_ms: float | None = None,
+    yield_to: Flag | None = None,
 ) -> str:
     """The pool's entry point: ``decide`` for the game named ``game_name``, seeded with
     ``seed``, returned in the move's text form (what the store logs and a worker process
     can send back without pickling engine types)."""
     engine = registry.by_name(game_name).engine()
-    move = decide(engine, state, seat, level, random.Random(seed), ms, players=players)
+    move = decide(
+        engine,
+        state,
+        seat,
+        level,
+        random.Random(seed),
+        ms,
+        players=players,
+        cap_ms=cap_ms,
+        yield_to=yield_to,
+    )
     return str(move)

@@ -7,6 +7,11 @@ were. Each worker lowers its CPU priority and imports every engine when it start
 decision is not charged a process start. A worker exits by itself when its service dies
 without stopping it (a SIGKILL gives no chance to), instead of living on as an orphan.
 
+Searches for tables of bots alone give way: the pool holds one shared flag
+(``give_way``) that the service raises while a person waits for a worker, and such a
+search stops at its next check (after levels.YIELD_FLOOR_MS), its best move so far
+taken; a person's bot or a timeout's move never gives way.
+
 A decision that raises in a worker raises the same exception in the caller. An
 exception that cannot travel between processes (one whose constructor pickling cannot
 rebuild) is re-raised as :class:`BotFailure` carrying its type and message. A worker
@@ -28,6 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from services import registry
+from services.kit.bots.clock import Flag
 from services.kit.bots.levels import decide_text, level_of
 
 
@@ -53,7 +59,13 @@ PARENT_POLL_SECONDS = 1.0
 WATCH_PARENT = True
 
 
-def _start_worker(parent: int | None) -> None:
+# This worker's copy of the pool's give-way flag (shared memory, set at the start).
+_GIVE_WAY: Flag | None = None
+
+
+def _start_worker(parent: int | None, give_way: Flag | None = None) -> None:
+    global _GIVE_WAY
+    _GIVE_WAY = give_way
     os.nice(WORKER_NICENESS)  # raising one's own niceness needs no privilege
     if parent is not None:
         threading.Thread(target=_exit_without, args=(parent,), daemon=True).start()
@@ -80,10 +92,13 @@ def _decide_in_worker(
     seed: int,
     ms: float | None,
     players: int | None,
+    cap_ms: float | None = None,
+    gives_way: bool = False,
 ) -> str:
     try:
         state = pickle.loads(snapshot)
-        return decide_text(game_name, state, seat, level, seed, ms, players)
+        flag = _GIVE_WAY if gives_way else None
+        return decide_text(game_name, state, seat, level, seed, ms, players, cap_ms, flag)
     except Exception as exc:
         try:
             pickle.loads(pickle.dumps(exc))
@@ -107,15 +122,24 @@ class BotPool:
             raise ValueError(f"the time per decision must be positive, not {ms_per_decision}")
         self.workers = workers if workers is not None else default_workers()
         self.ms_per_decision = ms_per_decision
+        self._context = multiprocessing.get_context("spawn")
+        # One byte of shared memory every worker reads: raised, searches that may give
+        # way stop (see give_way).
+        self._give_way = self._context.RawValue("b", 0)
         self._executor = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             max_workers=self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=self._context,
             initializer=_start_worker,
-            initargs=(os.getpid() if WATCH_PARENT else None,),
+            initargs=(os.getpid() if WATCH_PARENT else None, self._give_way),
         )
+
+    def give_way(self, on: bool) -> None:
+        """Raise (or lower) the flag: searches asked with ``gives_way`` stop now, their
+        best move so far taken, so the next decision (a person's) starts at once."""
+        self._give_way.value = 1 if on else 0
 
     async def warm(self) -> None:
         """Start every worker now (each imports the engines), not at the first decision."""
@@ -133,11 +157,16 @@ class BotPool:
         *,
         seed: int | None = None,
         players: int | None = None,
+        cap_ms: float | None = None,
+        gives_way: bool = False,
     ) -> str:
         """``seat``'s move at ``level`` in the text form, decided in a worker.
 
         ``seed`` makes the decision reproducible; by default it is drawn from the
-        system's generator (never derive it from the game's own seed).
+        system's generator (never derive it from the game's own seed). ``cap_ms`` bounds
+        the search below the level's budget; with ``gives_way`` it stops early while the
+        flag of :meth:`give_way` is raised. Decisions are handed to the workers first
+        come, first served: one asked now waits only for those asked before it.
         """
         level_of(level)  # an unknown level fails here, not in a worker
         registry.by_name(game_name)
@@ -158,6 +187,8 @@ class BotPool:
                 seed,
                 self.ms_per_decision,
                 players,
+                cap_ms,
+                gives_way,
             )
         except BrokenProcessPool:
             if self._executor is executor:

@@ -35,9 +35,17 @@ class GameRecord:
     lobby: Mapping[str, Any] | None = None
     # The table still has open seats: it has not started.
     waiting: bool = False
-    # When the service must act on the game without a client call (a clock deadline, a
-    # bot to move); None when nothing is due.
+    # When the clock makes the service act on the game without a client call (a deadline,
+    # or an abandonment); None when nothing is due.
     due_at: float | None = None
+    # A bot (or the bot for a seat given up) is to move: the service plays it in turn.
+    bot_turn: bool = False
+    # When a person last made an entry in this game (at creation: its creation): a game
+    # in progress nobody plays is abandoned after the idle time.
+    human_at: float | None = None
+    # Seats created as bots: the per-owner caps on tables with a bot seat, and on tables
+    # of bots alone (``bot_seats == players``), count them.
+    bot_seats: int = 0
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,8 @@ class MoveRecord:
     # row's (and sets ``waiting`` from its status); None leaves both as they are.
     lobby: Mapping[str, Any] | None = None
     due_at: float | None = None  # always written: None clears the row's deadline
+    bot_turn: bool = False  # always written
+    human_at: float | None = None  # None: ``applied_at`` (an entry a person made)
 
 
 # The status filters ``list_games`` takes.
@@ -114,12 +124,65 @@ class CorruptRow(StoreError):
         self.version = version
 
 
+@dataclass(frozen=True)
+class Quotas:
+    """What one owner may hold of a game type at once (0: no limit): unfinished games,
+    waiting tables, tables with a bot seat and tables of bots alone. ``create`` checks
+    those the new game counts against."""
+
+    games: int = 0
+    waiting: int = 0
+    bot_tables: int = 0
+    all_bot_tables: int = 0
+
+    def applying_to(self, game: GameRecord) -> dict[str, int]:
+        """The quotas ``game`` counts against, by name, with their limits."""
+        applying = {
+            "games": self.games,
+            "waiting": self.waiting if game.waiting else 0,
+            "bot_tables": self.bot_tables if game.bot_seats else 0,
+            "all_bot_tables": self.all_bot_tables if game.bot_seats == game.players else 0,
+        }
+        return {name: limit for name, limit in applying.items() if limit}
+
+
+# What each quota counts among an owner's unfinished games (SQL: a boolean per row).
+QUOTA_COUNTS = {
+    "games": "TRUE",
+    "waiting": "waiting",
+    "bot_tables": "bot_seats > 0",
+    "all_bot_tables": "bot_seats = players",
+}
+
+
+def held(games: list[GameRecord]) -> dict[str, int]:
+    """What an owner's unfinished ``games`` count against each quota."""
+    return {
+        "games": len(games),
+        "waiting": sum(g.waiting for g in games),
+        "bot_tables": sum(g.bot_seats > 0 for g in games),
+        "all_bot_tables": sum(g.bot_seats == g.players for g in games),
+    }
+
+
+def over_quota(owner: str, limits: dict[str, int], counts: Mapping[str, int]) -> None:
+    """Raise QuotaExceeded for the first quota ``counts`` have reached."""
+    for name, limit in limits.items():
+        if counts[name] >= limit:
+            raise QuotaExceeded(owner, limit, name)
+
+
 class QuotaExceeded(Exception):
-    """The owner already has ``limit`` games of this type counted by ``quota``:
-    "games" (unfinished games) or "waiting" (unfinished waiting tables)."""
+    """The owner already has ``limit`` games of this type counted by ``quota`` (a name
+    of :class:`Quotas`: "games", "waiting", "bot_tables", "all_bot_tables")."""
 
     def __init__(self, owner: str, limit: int, quota: str = "games") -> None:
-        what = "waiting tables" if quota == "waiting" else "games in progress"
+        what = {
+            "games": "games in progress",
+            "waiting": "waiting tables",
+            "bot_tables": "tables with a bot",
+            "all_bot_tables": "tables of bots alone",
+        }.get(quota, quota)
         super().__init__(f"{owner} has {limit} {what}")
         self.owner = owner
         self.limit = limit
@@ -159,14 +222,20 @@ class Store(Protocol):
 
     url: str
 
-    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
+    async def create(
+        self,
+        game: GameRecord,
+        owner_limit: int = 0,
+        waiting_limit: int = 0,
+        quotas: Quotas | None = None,
+    ) -> None:
         """Write a new game at version 0; raise GameExists if the id is taken.
 
-        With ``owner_limit`` (and ``game.owner``), raise QuotaExceeded instead when that
-        owner already has as many unfinished games of this type; with ``waiting_limit``
-        and a waiting ``game``, QuotaExceeded(quota="waiting") when that owner already
-        has as many unfinished waiting tables of this type. The counts and the write are
-        one step, so concurrent creates cannot pass a limit together.
+        With ``game.owner`` and quotas (``owner_limit`` and ``waiting_limit`` are
+        ``Quotas.games`` and ``Quotas.waiting``, ``quotas`` overrides both), raise
+        QuotaExceeded naming the first quota the game counts against that this owner's
+        unfinished games of this type already fill (see :class:`Quotas`). The counts
+        and the write are one step, so concurrent creates cannot pass a limit together.
         """
 
     async def load(self, game_id: str) -> GameRecord | None:
@@ -180,8 +249,9 @@ class Store(Protocol):
     async def append(self, game_id: str, move: MoveRecord) -> None:
         """Write ``move`` if the game is at ``move.version - 1`` and its request id is new.
 
-        In the same transaction the game row takes ``move.due_at`` (None clears it) and,
-        when ``move.lobby`` is not None, that lobby and ``waiting`` from its status; a
+        In the same transaction the game row takes ``move.due_at`` (None clears it),
+        ``move.bot_turn``, ``move.human_at`` (None: ``move.applied_at``) and, when
+        ``move.lobby`` is not None, that lobby and ``waiting`` from its status; a
         finishing move clears ``waiting``. Raises VersionConflict or DuplicateRequest, and
         writes nothing then.
         """
@@ -228,9 +298,15 @@ class Store(Protocol):
     ) -> list[str]:
         """Ids of unfinished, unquarantined games the service must act on at ``now``,
         earliest deadline first: a waiting table older than ``waiting_ttl``, a game in
-        progress with no deadline and no move for ``idle_seconds``, or a game whose
-        ``due_at`` has come. A ``waiting_ttl`` or ``idle_seconds`` of 0 turns its
-        condition off."""
+        progress no person made an entry in for ``idle_seconds`` (its ``human_at``), or
+        a game whose ``due_at`` has come. A ``waiting_ttl`` or ``idle_seconds`` of 0
+        turns its condition off. Bot turns are not due here (see ``bot_turns``), so no
+        number of tables of bots can push a deadline out of the list."""
+
+    async def bot_turns(self, game_type: str, before: float, limit: int = 100) -> list[str]:
+        """Ids of unfinished, unquarantined games with a bot to move since ``before`` or
+        earlier (``bot_turn``, by their last entry), longest waiting first: the bot turns
+        a service that crashed, or another replica, left behind."""
 
     async def quarantine(self, game_id: str, reason: str, at: float) -> None:
         """Mark the game read-only for an operator: its log cannot be replayed."""

@@ -13,12 +13,14 @@ from .base import (
     GameRecord,
     MoveRecord,
     Quarantined,
-    QuotaExceeded,
+    Quotas,
     VersionConflict,
     check_status,
+    held,
     json_scalar_equal,
     lobby_waiting,
     option_filter,
+    over_quota,
 )
 
 
@@ -36,7 +38,13 @@ class MemoryStore:
         self._requests: dict[str, dict[str, int]] = {}
         self._quarantined_at: dict[str, float] = {}
 
-    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
+    async def create(
+        self,
+        game: GameRecord,
+        owner_limit: int = 0,
+        waiting_limit: int = 0,
+        quotas: Quotas | None = None,
+    ) -> None:
         if game.game_id in self._games:
             raise GameExists(game.game_id)
         # As the SQL backends write it: at version 0, last changed when created.
@@ -48,17 +56,17 @@ class MemoryStore:
             quarantined=None,
             table=_copy(game.table),
             lobby=_copy(game.lobby),
+            human_at=game.created_at if game.human_at is None else game.human_at,
         )
-        if game.owner is not None and (owner_limit or (waiting_limit and game.waiting)):
-            held = [
+        quotas = quotas or Quotas(owner_limit, waiting_limit)
+        limits = quotas.applying_to(game)
+        if game.owner is not None and limits:
+            mine = [
                 g
                 for g in self._games.values()
                 if g.owner == game.owner and g.game_type == game.game_type and g.finished_at is None
             ]
-            if owner_limit and len(held) >= owner_limit:
-                raise QuotaExceeded(game.owner, owner_limit)
-            if waiting_limit and game.waiting and sum(g.waiting for g in held) >= waiting_limit:
-                raise QuotaExceeded(game.owner, waiting_limit, quota="waiting")
+            over_quota(game.owner, limits, held(mine))
         self._games[game.game_id] = game
         self._moves[game.game_id] = []
         self._requests[game.game_id] = {}
@@ -81,7 +89,9 @@ class MemoryStore:
         if game.version != move.version - 1:
             raise VersionConflict(game.version)
         lobby = _copy(move.lobby)
-        self._moves[game_id].append(dataclasses.replace(move, lobby=None, due_at=None))
+        self._moves[game_id].append(
+            dataclasses.replace(move, lobby=None, due_at=None, bot_turn=False, human_at=None)
+        )
         if move.request_id is not None:
             requests[move.request_id] = move.version
         waiting = game.waiting if lobby is None else lobby_waiting(lobby)
@@ -93,6 +103,8 @@ class MemoryStore:
             lobby=game.lobby if lobby is None else lobby,
             waiting=waiting and not move.finished,
             due_at=move.due_at,
+            bot_turn=move.bot_turn,
+            human_at=move.applied_at if move.human_at is None else move.human_at,
         )
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
@@ -174,18 +186,22 @@ class MemoryStore:
             met = []
             if g.waiting and waiting_ttl > 0 and g.created_at <= now - waiting_ttl:
                 met.append(g.created_at + waiting_ttl)
-            if (
-                not g.waiting
-                and g.due_at is None
-                and idle_seconds > 0
-                and g.updated_at <= now - idle_seconds
-            ):
-                met.append(g.updated_at + idle_seconds)
+            human_at = g.updated_at if g.human_at is None else g.human_at
+            if not g.waiting and idle_seconds > 0 and human_at <= now - idle_seconds:
+                met.append(human_at + idle_seconds)
             if g.due_at is not None and g.due_at <= now:
                 met.append(g.due_at)
             if met:
                 deadlines.append((min(met), g.game_id))
         return [gid for _, gid in sorted(deadlines)[: max(limit, 0)]]
+
+    async def bot_turns(self, game_type: str, before: float, limit: int = 100) -> list[str]:
+        waiting = sorted(
+            (g.updated_at, g.game_id)
+            for g in self._open_games(game_type)
+            if g.bot_turn and g.updated_at <= before
+        )
+        return [gid for _, gid in waiting[: max(limit, 0)]]
 
     async def quarantine(self, game_id: str, reason: str, at: float) -> None:
         game = self._games.get(game_id)

@@ -35,6 +35,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from .base import (
+    QUOTA_COUNTS,
     CorruptRow,
     DuplicateRequest,
     GameExists,
@@ -42,11 +43,13 @@ from .base import (
     MoveRecord,
     Quarantined,
     QuotaExceeded,
+    Quotas,
     StoreError,
     VersionConflict,
     check_status,
     lobby_waiting,
     option_filter,
+    over_quota,
 )
 
 CHANNEL = "tabletop_moves"
@@ -103,14 +106,25 @@ CREATE INDEX IF NOT EXISTS tabletop_games_waiting
 -- due's due_at branch: deadlines of unfinished games, earliest first.
 CREATE INDEX IF NOT EXISTS tabletop_games_due ON tabletop_games (game_type, due_at)
     WHERE finished_at IS NULL AND due_at IS NOT NULL;
--- due's idle branch: games in progress with no deadline, least recently moved first.
-CREATE INDEX IF NOT EXISTS tabletop_games_idle ON tabletop_games (game_type, updated_at)
-    WHERE finished_at IS NULL AND NOT waiting AND due_at IS NULL;
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS bot_turn BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS human_at DOUBLE PRECISION;
+ALTER TABLE tabletop_games ADD COLUMN IF NOT EXISTS bot_seats INTEGER NOT NULL DEFAULT 0;
+-- Rows written before human_at: their last entry is the last a person could have made.
+UPDATE tabletop_games SET human_at = updated_at WHERE human_at IS NULL;
+-- due's idle branch: games in progress, the longest without a person's entry first (it
+-- replaces tabletop_games_idle, which left games with a clock out).
+DROP INDEX IF EXISTS tabletop_games_idle;
+CREATE INDEX IF NOT EXISTS tabletop_games_human ON tabletop_games (game_type, human_at)
+    WHERE finished_at IS NULL AND NOT waiting;
+-- bot_turns: games with a bot to move, the longest waiting first.
+CREATE INDEX IF NOT EXISTS tabletop_games_bot_turn ON tabletop_games (game_type, updated_at)
+    WHERE finished_at IS NULL AND bot_turn;
 """
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, token_hashes, version,"
-    " created_at, updated_at, finished_at, owner, table_config, lobby, waiting, due_at"
+    " created_at, updated_at, finished_at, owner, table_config, lobby, waiting, due_at,"
+    " bot_turn, human_at, bot_seats"
 )
 # Which games each list_games status takes (the waiting one repeats the partial index's
 # WHERE, so the planner can use it).
@@ -134,7 +148,7 @@ _log = structlog.get_logger("store")
 
 def _game(row: tuple[Any, ...]) -> GameRecord:
     gid, gtype, players, options, seed, hashes, version, created, updated, finished = row[:10]
-    owner, table, lobby, waiting, due_at, quarantined = row[10:]
+    owner, table, lobby, waiting, due_at, bot_turn, human_at, bot_seats, quarantined = row[10:]
     try:
         return GameRecord(
             game_id=gid,
@@ -153,6 +167,9 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
             lobby=lobby,
             waiting=bool(waiting),
             due_at=due_at,
+            bot_turn=bool(bot_turn),
+            human_at=human_at,
+            bot_seats=bot_seats,
         )
     except (TypeError, ValueError) as exc:
         raise CorruptRow(gid, None, type(exc).__name__) from None
@@ -256,29 +273,35 @@ class PostgresStore:
 
     # --- writes ----------------------------------------------------------------------
 
-    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
-        waiting_quota = bool(waiting_limit and game.waiting)
+    async def create(
+        self,
+        game: GameRecord,
+        owner_limit: int = 0,
+        waiting_limit: int = 0,
+        quotas: Quotas | None = None,
+    ) -> None:
+        limits = (quotas or Quotas(owner_limit, waiting_limit)).applying_to(game)
         async with self._connection() as conn, conn.transaction():
-            if game.owner is not None and (owner_limit or waiting_quota):
+            if game.owner is not None and limits:
                 # One owner's creates take turns (on every replica), so the counts hold.
                 await conn.execute(
                     "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"owner {game.owner}",)
                 )
+                counted = ", ".join(
+                    f"count(*) FILTER (WHERE {QUOTA_COUNTS[name]})" for name in limits
+                )
                 cur = await conn.execute(
-                    "SELECT count(*), count(*) FILTER (WHERE waiting) FROM tabletop_games"
+                    f"SELECT {counted} FROM tabletop_games"
                     " WHERE game_type = %s AND owner = %s AND finished_at IS NULL",
                     (game.game_type, game.owner),
                 )
                 row = await cur.fetchone()
-                held, waiting = row if row is not None else (0, 0)
-                if owner_limit and held >= owner_limit:
-                    raise QuotaExceeded(game.owner, owner_limit)
-                if waiting_quota and waiting >= waiting_limit:
-                    raise QuotaExceeded(game.owner, waiting_limit, quota="waiting")
+                counts = row if row is not None else (0,) * len(limits)
+                over_quota(game.owner, limits, dict(zip(limits, counts, strict=True)))
             try:
                 await conn.execute(
-                    f"INSERT INTO tabletop_games ({_GAME_COLUMNS}) VALUES"
-                    " (%s, %s, %s, %s, %s, %s, 0, %s, %s, NULL, %s, %s, %s, %s, %s)",
+                    f"INSERT INTO tabletop_games ({_GAME_COLUMNS}) VALUES (%s, %s, %s, %s, %s,"
+                    " %s, 0, %s, %s, NULL, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (
                         game.game_id,
                         game.game_type,
@@ -293,6 +316,9 @@ class PostgresStore:
                         _jsonb_or_none(game.lobby),
                         game.waiting,
                         game.due_at,
+                        game.bot_turn,
+                        game.created_at if game.human_at is None else game.human_at,
+                        game.bot_seats,
                     ),
                 )
             except errors.UniqueViolation as exc:
@@ -332,7 +358,7 @@ class PostgresStore:
             " finished_at = CASE WHEN %s THEN %s ELSE finished_at END,"
             " lobby = CASE WHEN %s THEN %s::jsonb ELSE lobby END,"
             " waiting = CASE WHEN %s THEN false WHEN %s THEN %s ELSE waiting END,"
-            " due_at = %s::double precision"
+            " due_at = %s::double precision, bot_turn = %s, human_at = %s::double precision"
             " WHERE game_id = %s AND version = %s",
             (
                 move.version,
@@ -345,6 +371,8 @@ class PostgresStore:
                 has_lobby,
                 move.lobby is not None and lobby_waiting(move.lobby),
                 move.due_at,
+                move.bot_turn,
+                move.applied_at if move.human_at is None else move.human_at,
                 game_id,
                 move.version - 1,
             ),
@@ -459,11 +487,10 @@ class PostgresStore:
                    AND %(ttl)s > 0 AND created_at <= %(now)s - %(ttl)s AND {_SOUND}
                  ORDER BY created_at LIMIT %(limit)s)
                 UNION ALL
-                (SELECT game_id, updated_at + %(idle)s FROM tabletop_games g
+                (SELECT game_id, human_at + %(idle)s FROM tabletop_games g
                  WHERE game_type = %(type)s AND finished_at IS NULL AND NOT waiting
-                   AND due_at IS NULL AND %(idle)s > 0 AND updated_at <= %(now)s - %(idle)s
-                   AND {_SOUND}
-                 ORDER BY updated_at LIMIT %(limit)s)
+                   AND %(idle)s > 0 AND human_at <= %(now)s - %(idle)s AND {_SOUND}
+                 ORDER BY human_at LIMIT %(limit)s)
                 UNION ALL
                 (SELECT game_id, due_at FROM tabletop_games g
                  WHERE game_type = %(type)s AND finished_at IS NULL AND due_at IS NOT NULL
@@ -481,6 +508,16 @@ class PostgresStore:
         }
         async with self._connection() as conn:
             cur = await conn.execute(query, args)
+            return [row[0] for row in await cur.fetchall()]
+
+    async def bot_turns(self, game_type: str, before: float, limit: int = 100) -> list[str]:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT game_id FROM tabletop_games g WHERE game_type = %s"
+                f" AND finished_at IS NULL AND bot_turn AND updated_at <= %s AND {_SOUND}"
+                " ORDER BY updated_at LIMIT %s",
+                (game_type, float(before), max(limit, 0)),
+            )
             return [row[0] for row in await cur.fetchall()]
 
     async def load(self, game_id: str) -> GameRecord | None:

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from .base import (
+    QUOTA_COUNTS,
     CorruptRow,
     DuplicateRequest,
     GameExists,
@@ -38,12 +39,14 @@ from .base import (
     MoveRecord,
     Quarantined,
     QuotaExceeded,
+    Quotas,
     StoreCorrupt,
     StoreError,
     VersionConflict,
     check_status,
     lobby_waiting,
     option_filter,
+    over_quota,
 )
 
 SCHEMA = """
@@ -87,7 +90,15 @@ MIGRATIONS = (
     ("games", "lobby", "ALTER TABLE games ADD COLUMN lobby TEXT"),
     ("games", "waiting", "ALTER TABLE games ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0"),
     ("games", "due_at", "ALTER TABLE games ADD COLUMN due_at REAL"),
+    ("games", "bot_turn", "ALTER TABLE games ADD COLUMN bot_turn INTEGER NOT NULL DEFAULT 0"),
+    ("games", "human_at", "ALTER TABLE games ADD COLUMN human_at REAL"),
+    ("games", "bot_seats", "ALTER TABLE games ADD COLUMN bot_seats INTEGER NOT NULL DEFAULT 0"),
 )
+# What a migrated column holds for the rows written before it, set once when it is added:
+# a game's last entry is the last a person could have made.
+BACKFILLS = {
+    ("games", "human_at"): "UPDATE games SET human_at = updated_at WHERE human_at IS NULL",
+}
 # Indexes on migrated columns, made once the columns exist. A query uses a partial index
 # only when its WHERE repeats the index's condition, so the queries below spell it out.
 INDEXES = (
@@ -103,14 +114,19 @@ INDEXES = (
     # due's due_at branch: deadlines of unfinished games, earliest first.
     "CREATE INDEX IF NOT EXISTS games_due ON games (game_type, due_at)"
     " WHERE finished_at IS NULL AND due_at IS NOT NULL",
-    # due's idle branch: games in progress with no deadline, least recently moved first.
-    "CREATE INDEX IF NOT EXISTS games_idle ON games (game_type, updated_at)"
-    " WHERE finished_at IS NULL AND waiting = 0 AND due_at IS NULL",
+    # due's idle branch: games in progress, the longest without a person's entry first
+    # (it replaces games_idle, which left games with a clock out).
+    "DROP INDEX IF EXISTS games_idle",
+    "CREATE INDEX IF NOT EXISTS games_human ON games (game_type, human_at)"
+    " WHERE finished_at IS NULL AND waiting = 0",
+    # bot_turns: games with a bot to move, the longest waiting first.
+    "CREATE INDEX IF NOT EXISTS games_bot_turn ON games (game_type, updated_at)"
+    " WHERE finished_at IS NULL AND bot_turn = 1",
 )
 _GAME_COLUMNS = (
     "g.game_id, g.game_type, g.players, g.options, g.seed, g.token_hashes, g.version,"
     " g.created_at, g.updated_at, g.finished_at, g.owner, q.reason,"
-    " g.table_config, g.lobby, g.waiting, g.due_at"
+    " g.table_config, g.lobby, g.waiting, g.due_at, g.bot_turn, g.human_at, g.bot_seats"
 )
 # Which games each list_games status takes (the waiting one repeats games_waiting's WHERE).
 _STATUS_WHERE = {
@@ -136,7 +152,7 @@ def _dumps_or_none(value: Any) -> str | None:
 
 def _game(row: tuple[Any, ...]) -> GameRecord:
     gid, gtype, players, options, seed, hashes, version, created, updated, finished = row[:10]
-    owner, quarantined, table, lobby, waiting, due_at = row[10:]
+    owner, quarantined, table, lobby, waiting, due_at, bot_turn, human_at, bot_seats = row[10:]
     try:
         return GameRecord(
             game_id=gid,
@@ -155,6 +171,9 @@ def _game(row: tuple[Any, ...]) -> GameRecord:
             lobby=_json_or_none(lobby),
             waiting=bool(waiting),
             due_at=due_at,
+            bot_turn=bool(bot_turn),
+            human_at=human_at,
+            bot_seats=bot_seats,
         )
     except (TypeError, ValueError) as exc:
         raise CorruptRow(gid, None, type(exc).__name__) from None
@@ -257,6 +276,8 @@ class SqliteStore:
                 columns = {row[1] for row in setup.execute(f"PRAGMA table_info({table})")}
                 if column not in columns:
                     setup.execute(statement)
+                    if (table, column) in BACKFILLS:
+                        setup.execute(BACKFILLS[table, column])
             for statement in INDEXES:
                 setup.execute(statement)
         except sqlite3.DatabaseError as exc:
@@ -339,7 +360,13 @@ class SqliteStore:
             return [(False, StoreError(f"sqlite: {exc}"))] * len(ops)
         return results
 
-    async def create(self, game: GameRecord, owner_limit: int = 0, waiting_limit: int = 0) -> None:
+    async def create(
+        self,
+        game: GameRecord,
+        owner_limit: int = 0,
+        waiting_limit: int = 0,
+        quotas: Quotas | None = None,
+    ) -> None:
         # Encoded here, not in the writer thread: a value JSON cannot carry fails this call.
         row = (
             game.game_id,
@@ -355,27 +382,30 @@ class SqliteStore:
             _dumps_or_none(game.lobby),
             int(game.waiting),
             game.due_at,
+            int(game.bot_turn),
+            game.created_at if game.human_at is None else game.human_at,
+            game.bot_seats,
         )
-        waiting_quota = bool(waiting_limit and game.waiting)
+        limits = (quotas or Quotas(owner_limit, waiting_limit)).applying_to(game)
+        counted = ", ".join(
+            f"coalesce(sum(CASE WHEN {QUOTA_COUNTS[name]} THEN 1 ELSE 0 END), 0)" for name in limits
+        )
 
         def op(conn: sqlite3.Connection) -> None:
-            if game.owner is not None and (owner_limit or waiting_quota):
-                # One writer thread: the count and the insert below are one step.
-                held, waiting = conn.execute(
-                    "SELECT count(*), coalesce(sum(waiting = 1), 0) FROM games"
+            if game.owner is not None and limits:
+                # One writer thread: the counts and the insert below are one step.
+                counts = conn.execute(
+                    f"SELECT {counted} FROM games"
                     " WHERE game_type = ? AND owner = ? AND finished_at IS NULL",
                     (game.game_type, game.owner),
                 ).fetchone()
-                if owner_limit and held >= owner_limit:
-                    raise QuotaExceeded(game.owner, owner_limit)
-                if waiting_quota and waiting >= waiting_limit:
-                    raise QuotaExceeded(game.owner, waiting_limit, quota="waiting")
+                over_quota(game.owner, limits, dict(zip(limits, counts, strict=True)))
             try:
                 conn.execute(
                     "INSERT INTO games (game_id, game_type, players, options, seed,"
                     " token_hashes, version, created_at, updated_at, finished_at, owner,"
-                    " table_config, lobby, waiting, due_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, ?, ?, ?, ?, ?)",
+                    " table_config, lobby, waiting, due_at, bot_turn, human_at, bot_seats)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
             except sqlite3.IntegrityError as exc:
@@ -407,7 +437,7 @@ class SqliteStore:
                 " finished_at = CASE WHEN ? THEN ? ELSE finished_at END,"
                 " lobby = CASE WHEN ? THEN ? ELSE lobby END,"
                 " waiting = CASE WHEN ? THEN 0 WHEN ? THEN ? ELSE waiting END,"
-                " due_at = ?"
+                " due_at = ?, bot_turn = ?, human_at = ?"
                 " WHERE game_id = ? AND version = ?",
                 (
                     move.version,
@@ -420,6 +450,8 @@ class SqliteStore:
                     has_lobby,
                     int(waiting),
                     move.due_at,
+                    int(move.bot_turn),
+                    move.applied_at if move.human_at is None else move.human_at,
                     game_id,
                     move.version - 1,
                 ),
@@ -594,11 +626,10 @@ class SqliteStore:
                     ORDER BY created_at LIMIT :limit)
                 UNION ALL
                 SELECT * FROM (
-                    SELECT game_id, updated_at + :idle FROM games g
+                    SELECT game_id, human_at + :idle FROM games g
                     WHERE game_type = :type AND finished_at IS NULL AND waiting = 0
-                      AND due_at IS NULL AND :idle > 0 AND updated_at <= :now - :idle
-                      AND {sound}
-                    ORDER BY updated_at LIMIT :limit)
+                      AND :idle > 0 AND human_at <= :now - :idle AND {sound}
+                    ORDER BY human_at LIMIT :limit)
                 UNION ALL
                 SELECT * FROM (
                     SELECT game_id, due_at FROM games g
@@ -617,6 +648,20 @@ class SqliteStore:
         }
 
         def fn(conn: sqlite3.Connection) -> list[str]:
+            return [row[0] for row in conn.execute(query, args).fetchall()]
+
+        return await self._read(fn)
+
+    async def bot_turns(self, game_type: str, before: float, limit: int = 100) -> list[str]:
+        query = (
+            "SELECT game_id FROM games g WHERE game_type = ? AND finished_at IS NULL"
+            " AND bot_turn = 1 AND updated_at <= ?"
+            " AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.game_id = g.game_id)"
+            " ORDER BY updated_at LIMIT ?"
+        )
+
+        def fn(conn: sqlite3.Connection) -> list[str]:
+            args = (game_type, before, max(limit, 0))
             return [row[0] for row in conn.execute(query, args).fetchall()]
 
         return await self._read(fn)
