@@ -6,6 +6,7 @@ and every hardening item is there."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -1132,3 +1133,13 @@ def test_control_the_gateway_without_its_key_volume_cannot_start():
     old = {**deployment, "spec": {**deployment["spec"], "template": {"spec": spec}}}
     assert _key_file(old) == "/app/data/guest-signing-key.pem"
     assert not gateway_can_start(old)
+
+
+def test_docs_make_the_guests_key_secret_the_gateway_mounts():
+    """docs/deploy.md's command makes the Secret and key the prod gateway reads."""
+    text = DOCS.read_text()
+    after = text[text.index("openssl genpkey") :]
+    made = re.search(r"create secret generic (\S+) \\\n\s+--from-file=(\S+)\n", after)
+    assert made, "docs/deploy.md: no `kubectl create secret generic` for the guests' key"
+    deployment = find(rendered("overlays/prod"), "Deployment", registry.GATEWAY.host)
+    assert made.groups() == _mounted_file(deployment, _key_file(deployment))
