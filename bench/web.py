@@ -1,7 +1,7 @@
 """The web app's figures (issue 27, Deliver 6): what a browser downloads, and how soon the
 other player's page shows a move.
 
-    python -m bench --only web               # 200 moves (about a minute)
+    python -m bench --only web               # 200 moves (a few minutes)
     python -m bench --only web --quick       # 60 moves
     python -m bench --only web --web-moves 500
 
@@ -27,9 +27,11 @@ other player's page shows a move.
   last.
 
   The issue asks for the time from SubmitMove's answer to the other page showing the move.
-  Measured from the answer's arrival in the mover's page it is often negative: the watch
-  stream reaches the other page before the answer's last bytes reach the mover's, so that
-  figure (``answer_to_shown``) is given but the goal is judged on ``request_to_shown``,
+  Measured from the answer's arrival in the mover's page it is often negative: the mover's
+  page gets the move by its own watch stream too and mostly renders it before the answer's
+  promise resolves there (over native gRPC the answer and the watchers' message leave
+  within a millisecond of each other), so the other page is often first. That figure
+  (``answer_to_shown``) is given but the goal is judged on ``request_to_shown``,
   from the request leaving the mover's page: the service answers after it, so this bounds
   the issue's interval from above. Goal: its p99 under 100 ms. The load average before and
   after is given: on a shared machine the figures are the machine's as much as ours.
@@ -360,10 +362,12 @@ def measure(
                     series["answer_to_shown"].append(shown - answer)
                     series["request_to_painted"].append(painted - sent)
                     series["request_to_answer"].append(answer - sent)
-                # The mover's page has the move too before the next one is chosen there.
-                mover.wait_for_function(
-                    "v => window.__seen.some(e => e.v >= v)", arg=version, timeout=10_000
-                )
+                # The mover's page has the move too before the next one is chosen there (a
+                # missed move was counted: the next one starts from the game as it is).
+                with contextlib.suppress(Exception):
+                    mover.wait_for_function(
+                        "v => window.__seen.some(e => e.v >= v)", arg=version, timeout=10_000
+                    )
                 state = table.state()
             after = [clock_offset(page) for page in pages]
             drift = max(drift, *(abs(a[0] - b[0]) for a, b in zip(offsets, after, strict=True)))
