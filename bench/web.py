@@ -19,12 +19,14 @@ other player's page shows a move.
   Timed in the pages: when the mover's page sends SubmitMove (its fetch called), when the
   answer's whole body has reached it, and when a MutationObserver in the other seat's page
   sees its DOM show the new version (``data-version`` of the game page), then its next
-  animation frame (when that is painted). Both pages time with ``performance.timeOrigin +
-  performance.now()``; each page's clock is set against Python's ``time.time()`` at the
-  start and end of each game (the page's time read between two Python readings, the
-  quickest of 30 tries, so each is known to half that round trip) and the pages' times are
-  compared on that one clock. Moves are made one at a time, each once both pages show the
-  last.
+  animation frame (when that is painted); and when each chunk of the other page's
+  WatchGame stream arrives, before the app parses it (``request_to_received``: what is
+  left to ``request_to_shown`` is the page's own work). Both pages time with
+  ``performance.timeOrigin + performance.now()``; each page's clock is set against
+  Python's ``time.time()`` at the start and end of each game (the page's time read between
+  two Python readings, the quickest of 30 tries, so each is known to half that round trip)
+  and the pages' times are compared on that one clock. Moves are made one at a time, each
+  once both pages show the last.
 
   The issue asks for the time from SubmitMove's answer to the other page showing the move.
   Measured from the answer's arrival in the mover's page it is often negative: the mover's
@@ -68,17 +70,25 @@ SIZE_GOAL_BYTES = 150 * 1024
 LATENCY_GOAL_MS = 100.0
 GAME = "channeling"
 # The intervals timed per move, in ms (see the module's docstring).
-SERIES = ("request_to_shown", "answer_to_shown", "request_to_painted", "request_to_answer")
+SERIES = (
+    "request_to_shown",
+    "answer_to_shown",
+    "request_to_painted",
+    "request_to_answer",
+    "request_to_received",
+)
 BROWSER_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
 # Installed in every page before its own scripts: each new version the game page shows,
-# timed when the DOM shows it and at the next animation frame.
+# timed when the DOM shows it and at the next animation frame; each SubmitMove, sent and
+# answered; each chunk of a WatchGame stream as it arrives.
 OBSERVER = """
 (() => {
   window.__seen = [];
   window.__answers = [];
+  window.__chunks = [];
   let last = null;
   const now = () => performance.timeOrigin + performance.now();
   const check = () => {
@@ -101,6 +111,16 @@ OBSERVER = """
   const fetch = window.fetch.bind(window);
   window.fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input.url;
+    if (url.endsWith('/WatchGame')) {
+      // Passed through as it comes, each chunk's arrival noted (before the app parses it).
+      const response = await fetch(input, init);
+      if (!response.body) return response;
+      const noted = new TransformStream({
+        transform(chunk, out) { window.__chunks.push(now()); out.enqueue(chunk); },
+      });
+      const {status, statusText, headers} = response;
+      return new Response(response.body.pipeThrough(noted), {status, statusText, headers});
+    }
     if (!url.endsWith('/SubmitMove')) return fetch(input, init);
     const sent = now();
     const response = await fetch(input, init);
@@ -362,6 +382,13 @@ def measure(
                     series["answer_to_shown"].append(shown - answer)
                     series["request_to_painted"].append(painted - sent)
                     series["request_to_answer"].append(answer - sent)
+                    # The other page's stream: its first chunk after the request was sent.
+                    chunk = other.evaluate(
+                        "t => window.__chunks.find(c => c > t)", sent + offsets[1 - seat][0]
+                    )
+                    if chunk is not None:
+                        received = chunk - offsets[1 - seat][0]
+                        series["request_to_received"].append(received - sent)
                 # The mover's page has the move too before the next one is chosen there (a
                 # missed move was counted: the next one starts from the game as it is).
                 with contextlib.suppress(Exception):
@@ -451,6 +478,13 @@ def lines(web: dict[str, Any]) -> list[str]:
             f" {lat['other_page_first']} of {lat['moves']}); the mover's own round trip"
             f" p50 {trip['p50_ms']:.1f} ms, p99 {trip['p99_ms']:.1f} ms"
         )
+        received = lat.get("request_to_received") or {}
+        if received:
+            out.append(
+                f"  to the other page's WatchGame stream receiving it: p50"
+                f" {received['p50_ms']:.1f} ms, p99 {received['p99_ms']:.1f} ms (from there to"
+                " shown: the page parsing and rendering it)"
+            )
         out.append(
             f"  to the other page's next animation frame: p50 {painted['p50_ms']:.1f} ms,"
             f" p99 {painted['p99_ms']:.1f} ms; clocks compared within"

@@ -106,7 +106,8 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int
 def _check(figures: dict[str, Any], moves: int) -> None:
     assert figures["moves"] == moves and figures["missed"] == 0, figures
     assert figures["page_errors"] == []
-    for name in ("request_to_shown", "request_to_painted", "request_to_answer"):
+    timed = ("request_to_shown", "request_to_painted", "request_to_answer", "request_to_received")
+    for name in timed:
         series = figures[name]
         assert series["min_ms"] > 0, (name, series)
         assert series["min_ms"] <= series["p50_ms"] <= series["p99_ms"] <= series["max_ms"]
@@ -133,3 +134,8 @@ def test_control_a_slower_other_page_is_seen_in_the_figures(running: tuple[str, 
     _check(figures, 2)
     # Every move reached the other page through its slowed stream: never sooner than that.
     assert figures["request_to_shown"]["min_ms"] >= DELAY_MS - figures["clock_uncertainty_ms"]
+    # The stream's chunks are noted as they arrive, before the delay the page then adds:
+    # each move shown at least that delay after its chunk came.
+    received, shown = figures["request_to_received"], figures["request_to_shown"]
+    uncertainty = figures["clock_uncertainty_ms"]
+    assert shown["min_ms"] >= received["min_ms"] + DELAY_MS - uncertainty, figures
