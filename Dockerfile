@@ -3,7 +3,8 @@
 # Every image shares the layers up to the last COPY; only the labels, ports and the
 # module to run differ, and the gateway's adds Envoy (its last stage; deploy/images.py
 # builds --target service or gateway). The base needs Python 3.11 with venv: python:3.11-slim, or the
-# Debian image scripts/base-image.sh makes (python3 from bookworm).
+# Debian image scripts/base-image.sh makes (python3 from bookworm). The web app's image
+# (nginx, on the same base) is deploy/web/Dockerfile's.
 ARG BASE_IMAGE=python:3.11-slim
 
 # --- build: wheels into a virtualenv, protobuf code generated, everything compiled ----

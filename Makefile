@@ -193,10 +193,12 @@ bench-report: $(STAMP) ## rewrite the figures in BENCHMARKS.md from bench/result
 base-image: ## the offline base image: Debian bookworm with python3, from the apt mirror
 	bash scripts/base-image.sh
 
-images: $(STAMP) ## one image per game service and the gateway (BASE_IMAGE=local: offline)
+# The web app's image takes web/dist as built here (its build reaches no npm registry):
+# `make web` first, which says what to install when Node.js or npm is missing.
+images: $(STAMP) $(WEB_DIST) ## one image per game service, the gateway and the web app (BASE_IMAGE=local: offline)
 	$(PY) -m deploy.images --base $(BASE_IMAGE)
 
-manifests: $(STAMP) ## rewrite deploy/k8s and deploy/observability from their sources (commit the result)
+manifests: $(GEN_STAMP) ## rewrite deploy/k8s and deploy/observability from their sources (commit the result)
 	$(PY) -m deploy.k8s.generate
 	$(PY) -m deploy.observability.generate
 

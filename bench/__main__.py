@@ -10,6 +10,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --only bots --bot-games 40 --bot-ms 100  # the bots (200 x 500 ms: hours)
     python -m bench --only peer            # beside boardgame.io (Node), 1 and 32 games
     python -m bench --only botfair         # a person's hard bot under a flood of bot tables
+    python -m bench --only web             # the web app: its bytes, a move to the other page
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -35,6 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from bench import botfair, bots, envoyproxy, peer, plots, processes, report
 from bench import engine as engine_bench
+from bench import web as web_bench
 from bench.load import LoadFigures
 from bench.memory import heap_share, service_rss, watcher_cost
 from bench.rpc import MoveScripts, echo_load, submit_move_load
@@ -46,8 +48,9 @@ RESULTS = ROOT / "bench" / "results"
 SECTIONS = ("engine", "rpc", "stores", "memory")
 # Run only when named in --only: the bots take hours at full size (bench/bots.py); the peer
 # comparison needs Node and npm and about ten minutes (bench/peer); a person's bot under a
-# flood of bot tables takes minutes (bench/botfair.py).
-OPT_IN = ("bots", "peer", "botfair")
+# flood of bot tables takes minutes (bench/botfair.py); the web app needs Chromium and
+# the built app (bench/web.py).
+OPT_IN = ("bots", "peer", "botfair", "web")
 
 
 def _without_password(url: str) -> str:
@@ -302,6 +305,7 @@ def run_parser() -> argparse.ArgumentParser:
     bots.add_arguments(p)
     peer.add_arguments(p)
     botfair.add_arguments(p)
+    web_bench.add_arguments(p)
     return p
 
 
@@ -388,6 +392,10 @@ def run(argv: list[str]) -> dict[str, Any]:
             print(peer.markdown(results["peer"]), flush=True)
         if "botfair" in sections:
             results["botfair"] = botfair.section(**botfair.settings(args, quick))
+        if "web" in sections:
+            print("web (the app's bytes; a move clicked to the other page, Chromium)", flush=True)
+            results["web"] = web_bench.section(**web_bench.settings(args, quick))
+            print("\n".join(web_bench.lines(results["web"])), flush=True)
     results["targets"] = report.targets(results)
     results["duration_seconds"] = round(time.time() - started, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from bench import web as web_bench
 from bench.peer import report as peer_report
 
 BEGIN = "<!-- figures:begin (python -m bench report rewrites this section) -->"
@@ -685,6 +686,9 @@ def markdown(results: dict[str, Any], target_decisions: float = 1000.0) -> str:
         out.append("")
 
     out += peer_report.lines(results)
+    if results.get("web"):
+        out += ["The web app (`python -m bench --only web`):", ""]
+        out += [f"- {line.strip()}" for line in web_bench.lines(results["web"])] + [""]
     plots = results.get("plots") or []
     if plots:
         out += [

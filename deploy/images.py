@@ -1,11 +1,14 @@
-"""``make images``: one container image per game service in the list, and the gateway.
+"""``make images``: one container image per game service in the list, the gateway, and
+the web app.
 
     python -m deploy.images [--base IMAGE] [--only NAME ...] [--no-cache]
 
 Images are named after each process's host name in :mod:`services.registry`
-(``tabletop-channeling``, ``tabletop-gateway``) and tagged with the project version
-from pyproject.toml. The build never reaches a package index: the pinned wheels are
-downloaded here on the host into ``wheels/`` and installed inside with ``--no-index``.
+(``tabletop-channeling``, ``tabletop-gateway``; the web app's is ``tabletop-web``) and
+tagged with the project version from pyproject.toml. The build never reaches a package
+index: the pinned wheels are downloaded here on the host into ``wheels/`` and installed
+inside with ``--no-index``; the web app's image takes ``web/dist`` as ``make web`` built
+it on the host (``make images`` runs it first), and Debian's nginx from the base's apt.
 ``--base local`` builds (once) and uses the offline Debian base from
 ``scripts/base-image.sh``.
 """
@@ -30,6 +33,12 @@ WHEELS = ROOT / "wheels"
 DEFAULT_BASE = "python:3.11-slim"
 LOCAL_BASE = "tabletop-base:bookworm"
 GATEWAY_NAME = "gateway"
+# The web app's image (Dockerfile stage ``web``): nginx serving web/dist on WEB_PORT.
+WEB_NAME = "web"
+WEB_HOST = "tabletop-web"
+WEB_PORT = 8080
+WEB_DIST = ROOT / "web" / "dist"
+WEB_DOCKERFILE = ROOT / "deploy" / "web" / "Dockerfile"
 
 
 def pyproject() -> dict:
@@ -45,24 +54,43 @@ def version() -> str:
 class ImageSpec:
     """One image: what it runs, its ports, its name."""
 
-    service: str  # "channeling" or "gateway"
-    module: str  # python -m <module>
+    service: str  # "channeling", "gateway" or "web"
+    module: str  # python -m <module> ("" for the web app: nginx)
     host: str  # tabletop-channeling: the image name, container name and Service name
     port: int
-    metrics_port: int
+    metrics_port: int  # 0: none (the web app)
+    target: str = "service"  # the Dockerfile stage: service, gateway or web
 
     def tag(self, prefix: str = "") -> str:
         return f"{prefix}{self.host}:{version()}"
 
 
 def images() -> list[ImageSpec]:
-    """Every image to build: the game services in the list, then the gateway."""
+    """Every image to build: the game services in the list, the gateway, the web app."""
     found = [
         ImageSpec(e.name, e.package, e.host, e.port, e.metrics_port) for e in registry.SERVICES
     ]
     gw = registry.GATEWAY
-    found.append(ImageSpec(GATEWAY_NAME, "gateway", gw.host, gw.port, gw.metrics_port))
+    found.append(
+        ImageSpec(GATEWAY_NAME, "gateway", gw.host, gw.port, gw.metrics_port, target="gateway")
+    )
+    found.append(ImageSpec(WEB_NAME, "", WEB_HOST, WEB_PORT, 0, target="web"))
     return found
+
+
+def web_spec() -> ImageSpec:
+    return next(s for s in images() if s.target == "web")
+
+
+def web_missing() -> str | None:
+    """Why the web app's image cannot be built now, or None."""
+    if not (WEB_DIST / "index.html").exists():
+        return (
+            f"{WEB_DIST.relative_to(ROOT)}/index.html is missing: the web app's image takes "
+            "the app as `make web` builds it on the host (Node.js 20+ and npm; the image "
+            "build reaches no npm registry). Run `make web`, or `make images`, which runs it."
+        )
+    return None
 
 
 def _pin_names(requirements: list[str]) -> list[str]:
@@ -114,16 +142,27 @@ def resolve_base(base: str) -> str:
 
 def build(spec: ImageSpec, base: str, prefix: str = "", no_cache: bool = False) -> float:
     started = time.monotonic()
+    if spec.target == "web" and (missing := web_missing()) is not None:
+        raise SystemExit(f"cannot build {spec.tag(prefix)}: {missing}")
+    if spec.target == "web":
+        arguments = ["--build-arg", f"PORT={spec.port}"]
+    else:
+        arguments = [
+            "--build-arg", f"MODULE={spec.module}",
+            "--build-arg", f"SERVICE={spec.service}",
+            "--build-arg", f"PORT={spec.port}",
+            "--build-arg", f"METRICS_PORT={spec.metrics_port}",
+        ]  # fmt: skip
+    # The gateway's image is the services' with Envoy added (a stage of the Dockerfile);
+    # the web app's, nginx, has a file of its own (deploy/web/Dockerfile says why).
+    dockerfile = WEB_DOCKERFILE if spec.target == "web" else ROOT / "Dockerfile"
+    target = [] if spec.target == "web" else ["--target", spec.target]
     command = [
-        "docker", "build", "--network", "host", "--file", str(ROOT / "Dockerfile"),
+        "docker", "build", "--network", "host", "--file", str(dockerfile),
         "--build-arg", f"BASE_IMAGE={base}",
-        "--build-arg", f"MODULE={spec.module}",
-        "--build-arg", f"SERVICE={spec.service}",
-        "--build-arg", f"PORT={spec.port}",
-        "--build-arg", f"METRICS_PORT={spec.metrics_port}",
+        *arguments,
         "--build-arg", f"VERSION={version()}",
-        # The gateway's image is the services' with Envoy added (Dockerfile's last stage).
-        "--target", "gateway" if spec.service == GATEWAY_NAME else "service",
+        *target,
         "--tag", spec.tag(prefix),
         *(["--no-cache"] if no_cache else []),
         str(ROOT),
@@ -159,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
         help="registry path put before each name, e.g. registry.example/tabletop/",
     )
     parser.add_argument(
-        "--only", nargs="*", default=None, help="build only these (game names, gateway)"
+        "--only", nargs="*", default=None, help="build only these (game names, gateway, web)"
     )
     parser.add_argument("--no-cache", action="store_true", help="build every layer again")
     args = parser.parse_args(argv)  # fmt: skip
@@ -168,11 +207,13 @@ def main(argv: list[str] | None = None) -> None:
             "docker is not installed (scripts/dockerd.sh installs and starts an engine)"
         )
     started = time.monotonic()
+    chosen = [s for s in images() if args.only is None or s.service in args.only]
+    if any(s.target == "web" for s in chosen) and (missing := web_missing()) is not None:
+        raise SystemExit(f"make images: {missing}")
     base = resolve_base(args.base)
-    download_wheels()
-    for spec in images():
-        if args.only is not None and spec.service not in args.only:
-            continue
+    if any(s.target != "web" for s in chosen):
+        download_wheels()
+    for spec in chosen:
         seconds = build(spec, base, args.prefix, args.no_cache)
         print(f"image: {spec.tag(args.prefix)} from {base} in {seconds:.1f}s, "
               f"{size_mb(spec.tag(args.prefix)):.0f} MB", flush=True)  # fmt: skip

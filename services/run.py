@@ -23,6 +23,8 @@ from pathlib import Path
 import grpc
 from tabletop.gateway.v1 import catalog_pb2
 
+from gateway.players import JWKS_PATH
+from gateway.players import settings as guest_settings
 from services import registry
 
 COLOURS = ["36", "33", "35", "32", "34", "31", "37"]
@@ -69,6 +71,19 @@ def behind_gateway(env: dict[str, str]) -> dict[str, str]:
     if host in ("127.0.0.1", "localhost", "::1"):
         out["TABLETOP_TRUST_FORWARDED_FOR"] = env.get("TABLETOP_TRUST_FORWARDED_FOR", "true")
     return out
+
+
+def trust_guests(env: dict[str, str], gateway_metrics_port: int) -> None:
+    """A service trusts the players the gateway signs in as guests, as it would a
+    provider's: the JWKS the gateway serves on its metrics port, its guests' issuer
+    (docs/players.md). Settings already given win; a provider's own key file, guests
+    turned off or no metrics port leave the JWKS alone."""
+    guests_on = env.get("TABLETOP_GUEST_SIGNIN", "true").strip().lower() not in ("false", "0", "no")
+    if not guests_on or gateway_metrics_port == 0 or env.get("TABLETOP_JWT_PUBLIC_KEY_FILE"):
+        return
+    issuer = next(s.default for s in guest_settings() if s.env == "TABLETOP_GUEST_ISSUER")
+    env.setdefault("TABLETOP_JWT_JWKS_URL", f"http://127.0.0.1:{gateway_metrics_port}{JWKS_PATH}")
+    env.setdefault("TABLETOP_JWT_ISSUER", env.get("TABLETOP_GUEST_ISSUER", str(issuer)))
 
 
 def gateway_settings(base: dict[str, str], web_port: int) -> dict[str, str]:
@@ -129,14 +144,16 @@ async def routes_every_game(
 
 async def run(free_ports: bool = False) -> int:
     """Start everything; ``free_ports`` (tests): every process on a port of its own
-    choosing rather than the registry's, no metrics ports, the web app's port from
-    TABLETOP_WEB_PORT (0: free)."""
+    choosing rather than the registry's, no metrics ports but the gateway's (on a free
+    one: its JWKS, which the services trust), the web app's port from TABLETOP_WEB_PORT
+    (0: free)."""
     base = dict(os.environ)
     base.setdefault("TABLETOP_LOG_FORMAT", "console")
     os.makedirs(ROOT / "data", exist_ok=True)
     processes: list[tuple[str, asyncio.subprocess.Process]] = []
     ports = {e.name: _free_port() if free_ports else e.port for e in registry.SERVICES}
     gateway_port = _free_port() if free_ports else registry.GATEWAY.port
+    gateway_metrics = _free_port() if free_ports else registry.GATEWAY.metrics_port
     metrics = {e.name: "0" if free_ports else str(e.metrics_port) for e in registry.SERVICES}
     web_port = int(base.get("TABLETOP_WEB_PORT", str(WEB_PORT)))
     if web_port == 0:
@@ -149,12 +166,13 @@ async def run(free_ports: bool = False) -> int:
         }
         env.setdefault("TABLETOP_STORE_URL", f"sqlite:///data/{entry.name}.db")
         env.update(behind_gateway(env))
+        trust_guests(env, gateway_metrics)
         colour = COLOURS[i % len(COLOURS)]
         processes.append((entry.name, await _start(entry.name, ["-m", entry.package], env, colour)))
     gateway_env = {
         **base,
         "TABLETOP_PORT": str(gateway_port),
-        "TABLETOP_METRICS_PORT": "0" if free_ports else str(registry.GATEWAY.metrics_port),
+        "TABLETOP_METRICS_PORT": str(gateway_metrics),
         **gateway_settings(base, web_port),
     }
     if free_ports:
@@ -179,7 +197,7 @@ async def run(free_ports: bool = False) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     waits = {asyncio.ensure_future(p.wait()): name for name, p in processes}
-    ready = asyncio.ensure_future(_announce(gateway_port, free_ports, web_url))
+    ready = asyncio.ensure_future(_announce(gateway_port, gateway_metrics, web_url))
     stopper = asyncio.ensure_future(stop.wait())
     done, _ = await asyncio.wait([stopper, *waits], return_when=asyncio.FIRST_COMPLETED)
     ready.cancel()
@@ -195,12 +213,10 @@ async def run(free_ports: bool = False) -> int:
     return status
 
 
-async def _announce(gateway_port: int, free_ports: bool, web_url: str) -> None:
+async def _announce(gateway_port: int, metrics_port: int, web_url: str) -> None:
     """Say "ready" once the gateway routes, not before (the first calls would fail)."""
     games = list(registry.SERVICES)
-    metrics = "" if free_ports else (
-        f" (metrics http://127.0.0.1:{registry.GATEWAY.metrics_port}/metrics)"
-    )  # fmt: skip
+    metrics = f" (metrics http://127.0.0.1:{metrics_port}/metrics)"
     while missing := await routes_every_game(gateway_port, games, 30):
         print(f"waiting for the gateway to route {', '.join(missing)}...", flush=True)
     print(f"ready: gateway on 127.0.0.1:{gateway_port}{metrics}; Ctrl-C stops all", flush=True)

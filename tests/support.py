@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -150,6 +153,19 @@ class PortTaken(RuntimeError):
     """The process could not bind a port that was free a moment before."""
 
 
+def guest_key_file() -> str:
+    """Where a gateway a test starts keeps the guests' signing key unless the test says:
+    one key for the whole run, in a temporary folder (never data/ in the repository)."""
+    if not _GUEST_KEYS:
+        folder = tempfile.mkdtemp(prefix="tabletop-test-keys-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _GUEST_KEYS.append(os.path.join(folder, "guest-signing-key.pem"))
+    return _GUEST_KEYS[0]
+
+
+_GUEST_KEYS: list[str] = []
+
+
 def _start_process(module: str, env: dict[str, str], log: Path, timeout: float) -> Process:
     full_env = {
         **os.environ,
@@ -160,6 +176,7 @@ def _start_process(module: str, env: dict[str, str], log: Path, timeout: float) 
         # A process a test starts spawns its bot worker at the first bot table only: most
         # tests have none, and a worker per process start is CPU the suite needs.
         "TABLETOP_BOT_WARM": "false",
+        "TABLETOP_GUEST_SIGNING_KEY_FILE": guest_key_file(),
         **env,
     }
     handle = log.open("wb")

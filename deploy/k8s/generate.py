@@ -7,7 +7,10 @@ Every game service in :data:`services.registry.SERVICES` gets its Deployment, Se
 headless Service, PodDisruptionBudget, NetworkPolicy and ServiceAccount in the base,
 its route in the gateway, its patches in the overlays (a volume in dev, a Secret key and
 an autoscaler and a store egress policy in prod); ports, probe service names and image
-tags come from the list, the protos and pyproject.toml. The opt-in components (TLS,
+tags come from the list, the protos and pyproject.toml. The web app (nginx serving
+web/dist, deploy/web) has its own Deployment, Service and ConfigMap beside the gateway,
+and the edge components route its public name to it and its gRPC-Web calls to the
+gateway. The opt-in components (TLS,
 ServiceMonitor, alerts, Grafana dashboard, Gateway API, Ingress, cert-manager) are written
 too; the
 alerts and the dashboard come from deploy/observability, so they cannot drift apart.
@@ -18,6 +21,7 @@ checks it is what this module writes now.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import textwrap
 from pathlib import Path
@@ -25,8 +29,10 @@ from typing import Any
 
 import yaml
 
-from deploy.images import images, version
+from deploy.images import images, version, web_spec
 from deploy.observability import generate as dashboard
+from gateway import players as gateway_players
+from gateway import web as gateway_web
 from services import registry
 
 HERE = Path(__file__).resolve().parent
@@ -44,6 +50,14 @@ POSTGRES_SECRET = "tabletop-postgres"
 CONFIG = "tabletop-config"
 DRAIN_SECONDS = 20
 PRESTOP_SECONDS = 5  # endpoints and resolvers forget the pod before it starts draining
+# The web app's settings (its pods' and the gateway's CORS origins), in one ConfigMap.
+WEB_CONFIG = "tabletop-web"
+WEB_SERVICE_PORT = 80
+# The players' guest key (docs/players.md): a Secret every gateway replica mounts, made
+# with `python -m gateway.players keygen`; dev makes one at first start (an emptyDir).
+GUEST_KEY_SECRET = "tabletop-guest-signing-key"
+GUEST_KEY_FILE = "guest-signing-key.pem"  # the Secret's key: the file's name in the mount
+GUEST_KEY_DIR = "/app/guest-key"
 
 
 def _labels(host: str, component: str) -> dict[str, str]:
@@ -169,12 +183,19 @@ def deployment(
 # the overlay they are rendered on.
 BACKEND_PROTOCOL = "tabletop/backend-protocol"
 CLEARTEXT, TLS = "GRPC", "GRPCS"
+# The same for gRPC-Web from browsers, which an ingress-nginx edge proxies as HTTP/1.1
+# (nginx's gRPC proxy speaks HTTP/2 only): HTTP in cleartext, HTTPS with the tls component.
+WEB_BACKEND_PROTOCOL = "tabletop/web-backend-protocol"
+WEB_CLEARTEXT, WEB_TLS = "HTTP", "HTTPS"
 
 
 def service(host: str, component: str, port: int, metrics_port: int) -> dict[str, Any]:
     metadata = _meta(host, host, component)
     if component == "gateway":
-        metadata["annotations"] = {BACKEND_PROTOCOL: CLEARTEXT}
+        metadata["annotations"] = {
+            BACKEND_PROTOCOL: CLEARTEXT,
+            WEB_BACKEND_PROTOCOL: WEB_CLEARTEXT,
+        }
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -256,9 +277,20 @@ DNS_EGRESS = {
 POSTGRES_PORT = 5432
 
 
+def jwks_egress() -> dict[str, Any]:
+    """A game to the gateway's metrics port, where the guests' JWKS is (the gateway's own
+    policy already admits that port from anywhere, for Prometheus)."""
+    gateway = registry.GATEWAY
+    return {
+        "to": [{"podSelector": {"matchLabels": _selector(gateway.host)}}],
+        "ports": [{"protocol": "TCP", "port": gateway.metrics_port}],
+    }
+
+
 def game_policy(host: str) -> dict[str, Any]:
     """Only the gateway's pods reach a game's gRPC port; its metrics port stays scrapable.
-    Out, a game reaches only DNS (the prod overlay adds its PostgreSQL store)."""
+    Out, a game reaches DNS and the gateway's JWKS (the prod overlay adds its PostgreSQL
+    store)."""
     gateway = registry.GATEWAY.host
     return {
         "apiVersion": "networking.k8s.io/v1",
@@ -274,7 +306,7 @@ def game_policy(host: str) -> dict[str, Any]:
                 },
                 {"ports": [{"protocol": "TCP", "port": "metrics"}]},
             ],
-            "egress": [DNS_EGRESS],
+            "egress": [DNS_EGRESS, jwks_egress()],
         },
     }
 
@@ -350,6 +382,21 @@ GATEWAY_RESOURCES = {
 }
 
 
+def _default(settings: list[Any], env: str) -> str:
+    return str(next(s.default for s in settings if s.env == env))
+
+
+def guest_issuer() -> str:
+    """The iss of the gateway's guests' tokens: the services' TABLETOP_JWT_ISSUER."""
+    return _default(gateway_players.settings(), "TABLETOP_GUEST_ISSUER")
+
+
+def jwks_url() -> str:
+    """Where the gateway serves its guests' key (its metrics port, plain HTTP)."""
+    gw = registry.GATEWAY
+    return f"http://{gw.host}:{gw.metrics_port}{gateway_players.JWKS_PATH}"
+
+
 def route_env(entry: registry.ServiceEntry) -> str:
     return f"TABLETOP_ROUTE_{entry.name.upper()}"
 
@@ -374,6 +421,10 @@ def game_resources(entry: registry.ServiceEntry) -> list[dict[str, Any]]:
         # One bot search process beside the event loop: the pod's CPU limit is one core
         # (the default, one less than the node's cores, would overrun its memory limit).
         {"name": "TABLETOP_BOT_WORKERS", "value": "1"},
+        # Players signed in as guests by the gateway: trusted as a provider's would be,
+        # from the JWKS the gateway serves (read once the services take players' tokens).
+        {"name": "TABLETOP_JWT_JWKS_URL", "value": jwks_url()},
+        {"name": "TABLETOP_JWT_ISSUER", "value": guest_issuer()},
     ]
     return [
         service_account(entry.host, "game"),
@@ -402,6 +453,10 @@ def gateway_resources() -> list[dict[str, Any]]:
         *({"name": route_env(e), "value": route(e)} for e in registry.SERVICES),
         # One Envoy worker per core of the pod's CPU limit.
         {"name": "TABLETOP_ENVOY_CONCURRENCY", "value": "2"},
+        # The origins whose pages may call with gRPC-Web: the web app's settings say.
+        _from_config(WEB_CONFIG, "TABLETOP_CORS_ORIGINS"),
+        # The guests' key, shared by every replica: a Secret (dev: made at first start).
+        {"name": "TABLETOP_GUEST_SIGNING_KEY_FILE", "value": f"{GUEST_KEY_DIR}/{GUEST_KEY_FILE}"},
     ]
     return [
         service_account(gw.host, "gateway"),
@@ -413,13 +468,134 @@ def gateway_resources() -> list[dict[str, Any]]:
             gw.metrics_port,
             CATALOG,
             env,
-            volumes=[],
-            mounts=[],
+            volumes=[_secret_volume("guest-key", GUEST_KEY_SECRET)],
+            mounts=[{"name": "guest-key", "mountPath": GUEST_KEY_DIR, "readOnly": True}],
             resources=GATEWAY_RESOURCES,
         ),
         service(gw.host, "gateway", gw.port, gw.metrics_port),
         pdb(gw.host, "gateway"),
         gateway_policy(),
+    ]
+
+
+def _from_config(config_map: str, key: str) -> dict[str, Any]:
+    return {"name": key, "valueFrom": {"configMapKeyRef": {"name": config_map, "key": key}}}
+
+
+WEB_RESOURCES = {
+    "requests": {"cpu": "10m", "memory": "16Mi", "ephemeral-storage": "16Mi"},
+    "limits": {"cpu": "500m", "memory": "64Mi", "ephemeral-storage": "64Mi"},
+}
+
+
+def web_settings() -> list[str]:
+    """The ConfigMap WEB_CONFIG, as the base has it: a page served on 127.0.0.1:8080 finds
+    the gateway on its own host's port 50051 (`kubectl port-forward` both, as `make run`
+    serves them); the edge components set the page's own origin (docs/deploy.md)."""
+    return [
+        "TABLETOP_WEB_GATEWAY=",
+        f"TABLETOP_WEB_GATEWAY_PORT={registry.GATEWAY.port}",
+        f"TABLETOP_CORS_ORIGINS={','.join(gateway_web.DEFAULT_ORIGINS)}",
+    ]
+
+
+def web_deployment() -> dict[str, Any]:
+    """nginx serving the app: config.json and the CSP from WEB_CONFIG, /tmp its only
+    writable folder, HTTP probes on /healthz (alive) and / (the app is there)."""
+    web = web_spec()
+
+    def probe(path: str, period: int, failures: int) -> dict[str, Any]:
+        return {
+            "httpGet": {"path": path, "port": "http"},
+            "periodSeconds": period,
+            "timeoutSeconds": 2,
+            "failureThreshold": failures,
+        }
+
+    container = {
+        "name": "web",
+        "image": web.tag(),
+        "imagePullPolicy": "IfNotPresent",
+        "ports": [{"name": "http", "containerPort": web.port, "protocol": "TCP"}],
+        "env": [
+            {"name": "TABLETOP_WEB_PORT", "value": str(web.port)},
+            _from_config(WEB_CONFIG, "TABLETOP_WEB_GATEWAY"),
+            _from_config(WEB_CONFIG, "TABLETOP_WEB_GATEWAY_PORT"),
+        ],
+        "readinessProbe": probe("/", 5, 2),
+        "livenessProbe": probe("/healthz", 10, 3),
+        "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(PRESTOP_SECONDS)]}}},
+        "resources": WEB_RESOURCES,
+        "securityContext": _container_security(),
+        "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}],
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(web.host, web.host, "web"),
+        "spec": {
+            "revisionHistoryLimit": 5,
+            "selector": {"matchLabels": _selector(web.host)},
+            "template": {
+                "metadata": {"labels": _labels(web.host, "web")},
+                "spec": {
+                    "serviceAccountName": web.host,
+                    "automountServiceAccountToken": False,
+                    "enableServiceLinks": False,
+                    "terminationGracePeriodSeconds": PRESTOP_SECONDS + 10,
+                    "securityContext": _pod_security(),
+                    "containers": [container],
+                    "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "16Mi"}}],
+                },
+            },
+        },
+    }
+
+
+def web_policy() -> dict[str, Any]:
+    """Anyone reaches the app's port (the edge's proxy runs wherever its operator put it);
+    out, nothing: nginx serves files and calls nobody."""
+    host = web_spec().host
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": _meta(host, host, "web"),
+        "spec": {
+            "podSelector": {"matchLabels": _selector(host)},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [{"ports": [{"protocol": "TCP", "port": "http"}]}],
+            "egress": [],
+        },
+    }
+
+
+def web_resources() -> list[dict[str, Any]]:
+    """The web app: its own Deployment and Service, beside the gateway (docs/deploy.md)."""
+    host = web_spec().host
+    service_ = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": _meta(host, host, "web"),
+        "spec": {
+            "type": "ClusterIP",
+            "selector": _selector(host),
+            "ports": [
+                {
+                    "name": "http",
+                    "port": WEB_SERVICE_PORT,
+                    "targetPort": "http",
+                    "protocol": "TCP",
+                    "appProtocol": "http",
+                }
+            ],
+        },
+    }
+    return [
+        service_account(host, "web"),
+        web_deployment(),
+        service_,
+        pdb(host, "web"),
+        web_policy(),
     ]
 
 
@@ -440,12 +616,14 @@ def base() -> dict[str, Any]:
                     "TABLETOP_LOG_LEVEL=info",
                     f"TABLETOP_DRAIN_SECONDS={DRAIN_SECONDS}",
                 ],
-            }
+            },
+            {"name": WEB_CONFIG, "literals": web_settings()},
         ],
-        resources=["network-policy.yaml", "gateway.yaml", *games],
+        resources=["network-policy.yaml", "gateway.yaml", "web.yaml", *games],
     )
     files["base/network-policy.yaml"] = [default_deny()]
     files["base/gateway.yaml"] = gateway_resources()
+    files["base/web.yaml"] = web_resources()
     for entry in registry.SERVICES:
         files[f"base/games/{entry.name}.yaml"] = game_resources(entry)
     return files
@@ -509,7 +687,36 @@ def dev() -> dict[str, Any]:
                 },
             )
         )
-    patches.append(_patch(registry.GATEWAY.host, {"replicas": 1}))
+    # No Secret to make in dev: one gateway makes the guests' key at its first start, in
+    # an emptyDir (a new key, so new guests, whenever the pod is replaced).
+    patches.append(
+        _patch(
+            registry.GATEWAY.host,
+            {
+                "replicas": 1,
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "gateway",
+                                "volumeMounts": [
+                                    {
+                                        "mountPath": GUEST_KEY_DIR,
+                                        "name": "guest-key",
+                                        "readOnly": None,
+                                    }
+                                ],
+                            }
+                        ],
+                        "volumes": [
+                            {"name": "guest-key", "secret": None, "emptyDir": {"sizeLimit": "1Mi"}}
+                        ],
+                    }
+                },
+            },
+        )
+    )
+    patches.append(_patch(web_spec().host, {"replicas": 1}))
     files["overlays/dev/namespace.yaml"] = [_namespace("tabletop-dev")]
     files["overlays/dev/volumes.yaml"] = claims
     files["overlays/dev/patches.yaml"] = patches
@@ -608,6 +815,9 @@ def prod() -> dict[str, Any]:
     gw = registry.GATEWAY.host
     patches.append(_patch(gw, {"template": {"spec": {"topologySpreadConstraints": _spread(gw)}}}))
     hpas.append(_hpa(gw, "gateway", 6))
+    web = web_spec().host
+    patches.append(_patch(web, {"template": {"spec": {"topologySpreadConstraints": _spread(web)}}}))
+    hpas.append(_hpa(web, "web", 4))
     files["overlays/prod/namespace.yaml"] = [_namespace("tabletop")]
     files["overlays/prod/network-policy.yaml"] = [store_policy(e) for e in registry.SERVICES]
     files["overlays/prod/autoscaling.yaml"] = hpas
@@ -723,27 +933,62 @@ PUBLIC_TLS_SECRET = "tabletop-public-tls"  # the certificate for PUBLIC_HOST (th
 GATEWAY_CA_CONFIGMAP = "tabletop-gateway-ca"  # ca.crt: the CA that signed the gateway's cert
 
 
-def _from_marker(*targets: dict[str, Any]) -> dict[str, Any]:
-    """A replacement copying the gateway Service's BACKEND_PROTOCOL into ``targets``."""
+def _from_marker(*targets: dict[str, Any], marker: str = BACKEND_PROTOCOL) -> dict[str, Any]:
+    """A replacement copying the gateway Service's ``marker`` annotation into ``targets``."""
     gw = registry.GATEWAY.host
     return {
         "source": {
             "kind": "Service",
             "name": gw,
-            "fieldPath": f"metadata.annotations.{BACKEND_PROTOCOL}",
+            "fieldPath": f"metadata.annotations.{marker}",
         },
         "targets": list(targets),
     }
 
 
-def _target(kind: str, field: str) -> dict[str, Any]:
-    """The gateway's own ``kind`` object (none: nothing to do), at an annotation ``field``
-    (a key with dots goes in brackets), created if missing."""
+def _target(kind: str, field: str, name: str = "") -> dict[str, Any]:
+    """The gateway's own ``kind`` object, or the one ``name``d (none: nothing to do), at an
+    annotation ``field`` (a key with dots goes in brackets), created if missing."""
     key = f"[{field}]" if "." in field else field
     return {
-        "select": {"kind": kind, "name": registry.GATEWAY.host},
+        "select": {"kind": kind, "name": name or registry.GATEWAY.host},
         "fieldPaths": [f"metadata.annotations.{key}"],
         "options": {"create": True},
+    }
+
+
+# The web app's public name: the page, and its gRPC-Web calls to the gateway on the same
+# origin (so no CORS). Another name than PUBLIC_HOST's: the Gateway API lets a GRPCRoute
+# and an HTTPRoute share no hostname on a listener, and ingress-nginx proxies a path as
+# gRPC (HTTP/2) or as HTTP, not both, while gRPC and gRPC-Web calls have the same paths.
+WEB_PUBLIC_HOST = "play.tabletop.example.com"
+WEB_PUBLIC_TLS_SECRET = "tabletop-public-web-tls"  # the certificate for WEB_PUBLIC_HOST
+EDGE_PORT = 443  # both edges' HTTPS port: the page's own origin (TABLETOP_WEB_GATEWAY_PORT)
+WATCH_SECONDS = 3600  # a WatchGame stream lasts as long as a watcher: the edge's time-out
+
+
+def browser_services() -> list[str]:
+    """Every gRPC service a page calls with gRPC-Web: each game's, and the gateway's own
+    (every service of protos/tabletop/gateway/v1: the catalog, the players...)."""
+    names = [e.service_name for e in registry.SERVICES]
+    protos = HERE.parent.parent / "protos" / "tabletop" / "gateway" / "v1"
+    for proto in sorted(protos.glob("*.proto")):
+        module = importlib.import_module(f"tabletop.gateway.v1.{proto.stem}_pb2")
+        names += [s.full_name for s in module.DESCRIPTOR.services_by_name.values()]
+    return names
+
+
+def edge_web_settings() -> dict[str, Any]:
+    """The edges' change to the web app's settings: the page calls the gateway on its own
+    origin (port EDGE_PORT of its own host), so no other origin needs CORS."""
+    return {
+        "name": WEB_CONFIG,
+        "behavior": "merge",
+        "literals": [
+            "TABLETOP_WEB_GATEWAY=",
+            f"TABLETOP_WEB_GATEWAY_PORT={EDGE_PORT}",
+            "TABLETOP_CORS_ORIGINS=",
+        ],
     }
 
 
@@ -782,7 +1027,21 @@ def gateway_api() -> dict[str, Any]:
                         "namespaces": {"from": "Same"},
                         "kinds": [{"kind": "GRPCRoute"}],
                     },
-                }
+                },
+                {
+                    "name": "web",
+                    "protocol": "HTTPS",
+                    "port": EDGE_PORT,
+                    "hostname": WEB_PUBLIC_HOST,
+                    "tls": {
+                        "mode": "Terminate",
+                        "certificateRefs": [{"kind": "Secret", "name": WEB_PUBLIC_TLS_SECRET}],
+                    },
+                    "allowedRoutes": {
+                        "namespaces": {"from": "Same"},
+                        "kinds": [{"kind": "HTTPRoute"}],
+                    },
+                },
             ],
         },
     }
@@ -795,6 +1054,30 @@ def gateway_api() -> dict[str, Any]:
             "hostnames": [PUBLIC_HOST],
             # No matches: every service and method, health and reflection included.
             "rules": [{"backendRefs": [{"name": gw.host, "port": gw.port}]}],
+        },
+    }
+    web = web_spec()
+    web_route = {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "HTTPRoute",
+        "metadata": {"name": web.host, "labels": _labels(web.host, "web")},
+        "spec": {
+            "parentRefs": [{"name": "tabletop", "sectionName": "web"}],
+            "hostnames": [WEB_PUBLIC_HOST],
+            "rules": [
+                {
+                    # gRPC-Web to the gateway's port, as it is served there: h2c on a
+                    # cleartext overlay (the Service's appProtocol), TLS with the policy.
+                    "matches": [
+                        {"path": {"type": "PathPrefix", "value": f"/{name}"}}
+                        for name in browser_services()
+                    ],
+                    "backendRefs": [{"name": gw.host, "port": gw.port}],
+                    "timeouts": {"request": f"{WATCH_SECONDS}s"},
+                },
+                # Everything else is the app's.
+                {"backendRefs": [{"name": web.host, "port": WEB_SERVICE_PORT}]},
+            ],
         },
     }
     backend_tls = {
@@ -829,6 +1112,7 @@ def gateway_api() -> dict[str, Any]:
         "components/gateway-api/kustomization.yaml": _component(
             resources=["gateway-api.yaml"],
             components=["transport"],
+            configMapGenerator=[edge_web_settings()],
             patches=[{"target": cleartext, "patch": yaml.safe_dump(delete, sort_keys=False)}],
         ),
         "components/gateway-api/transport/kustomization.yaml": _component(
@@ -839,11 +1123,12 @@ def gateway_api() -> dict[str, Any]:
                 )
             ]
         ),
-        "components/gateway-api/gateway-api.yaml": [gateway, route, backend_tls],
+        "components/gateway-api/gateway-api.yaml": [gateway, route, web_route, backend_tls],
     }
 
 
 NGINX_PROTOCOL = "nginx.ingress.kubernetes.io/backend-protocol"
+GRPC_WEB_INGRESS = "tabletop-gateway-web"  # gRPC-Web on WEB_PUBLIC_HOST to the gateway
 
 
 def ingress() -> dict[str, Any]:
@@ -887,12 +1172,75 @@ def ingress() -> dict[str, Any]:
             ],
         },
     }
+    web = web_spec()
+    web_tls = [{"hosts": [WEB_PUBLIC_HOST], "secretName": WEB_PUBLIC_TLS_SECRET}]
+
+    def rule(paths: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"host": WEB_PUBLIC_HOST, "http": {"paths": paths}}]
+
+    # gRPC-Web on the app's name, proxied as HTTP/1.1 (nginx's gRPC proxy speaks HTTP/2
+    # only, and a browser may call over HTTP/1.1): one path per service a page calls.
+    grpc_web = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {
+            "name": GRPC_WEB_INGRESS,
+            "labels": _labels(gw.host, "gateway"),
+            "annotations": {
+                NGINX_PROTOCOL: WEB_CLEARTEXT,  # replaced by the Service's, below
+                "nginx.ingress.kubernetes.io/proxy-read-timeout": str(WATCH_SECONDS),
+                "nginx.ingress.kubernetes.io/proxy-send-timeout": str(WATCH_SECONDS),
+                "nginx.ingress.kubernetes.io/proxy-body-size": "1m",
+                # A WatchGame stream's messages reach the page as they are sent.
+                "nginx.ingress.kubernetes.io/proxy-buffering": "off",
+            },
+        },
+        "spec": {
+            "ingressClassName": "nginx",
+            "tls": web_tls,
+            "rules": rule(
+                [
+                    {
+                        "path": f"/{name}",
+                        "pathType": "Prefix",
+                        "backend": {"service": {"name": gw.host, "port": {"name": "grpc"}}},
+                    }
+                    for name in browser_services()
+                ]
+            ),
+        },
+    }
+    app = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": web.host, "labels": _labels(web.host, "web")},
+        "spec": {
+            "ingressClassName": "nginx",
+            "tls": web_tls,
+            "rules": rule(
+                [
+                    {
+                        "path": "/",
+                        "pathType": "Prefix",
+                        "backend": {"service": {"name": web.host, "port": {"name": "http"}}},
+                    }
+                ]
+            ),
+        },
+    }
     return {
         "components/ingress/kustomization.yaml": _component(
             resources=["ingress.yaml"],
-            replacements=[_from_marker(_target("Ingress", NGINX_PROTOCOL))],
+            configMapGenerator=[edge_web_settings()],
+            replacements=[
+                _from_marker(_target("Ingress", NGINX_PROTOCOL)),
+                _from_marker(
+                    _target("Ingress", NGINX_PROTOCOL, GRPC_WEB_INGRESS),
+                    marker=WEB_BACKEND_PROTOCOL,
+                ),
+            ],
         ),
-        "components/ingress/ingress.yaml": [resource],
+        "components/ingress/ingress.yaml": [resource, grpc_web, app],
     }
 
 
@@ -1012,7 +1360,11 @@ def tls() -> dict[str, Any]:
             },
         )
     )
-    patches.append(_service_tls_patch(gw.host, gw.port, **{BACKEND_PROTOCOL: TLS}))
+    patches.append(
+        _service_tls_patch(
+            gw.host, gw.port, **{BACKEND_PROTOCOL: TLS, WEB_BACKEND_PROTOCOL: WEB_TLS}
+        )
+    )
     # An edge component listed before this one in the same kustomization has copied the
     # cleartext protocol already: the Ingress takes the new one here; the Gateway API's
     # BackendTLSPolicy is gone by then, so that order is refused (its route still says GRPC).
@@ -1030,7 +1382,13 @@ def tls() -> dict[str, Any]:
                 {"path": "patches.yaml"},
                 {"target": route, "patch": yaml.safe_dump(order, sort_keys=False)},
             ],
-            replacements=[_from_marker(_target("Ingress", NGINX_PROTOCOL))],
+            replacements=[
+                _from_marker(_target("Ingress", NGINX_PROTOCOL)),
+                _from_marker(
+                    _target("Ingress", NGINX_PROTOCOL, GRPC_WEB_INGRESS),
+                    marker=WEB_BACKEND_PROTOCOL,
+                ),
+            ],
         ),
         "components/tls/patches.yaml": patches,
     }
@@ -1146,16 +1504,18 @@ COMMENTS = {
     "components/gateway-api/kustomization.yaml": lambda: (
         f"Clients outside the cluster, through the Gateway API (v1.4 or later): Gateway\n"
         f"`tabletop` (set gatewayClassName to your implementation's class), a GRPCRoute for\n"
-        f"{PUBLIC_HOST} (patch the hostname) and, where the gateway serves TLS, a\n"
+        f"{PUBLIC_HOST} and an HTTPRoute for the web app and its gRPC-Web calls on\n"
+        f"{WEB_PUBLIC_HOST} (patch the hostnames) and, where the gateway serves TLS, a\n"
         f"BackendTLSPolicy for that hop (on a cleartext overlay it is left out: the Service's\n"
-        f"{BACKEND_PROTOCOL} says which). Secret {PUBLIC_TLS_SECRET} and ConfigMap\n"
-        f"{GATEWAY_CA_CONFIGMAP}: docs/deploy.md."
+        f"{BACKEND_PROTOCOL} says which). Secrets {PUBLIC_TLS_SECRET} and\n"
+        f"{WEB_PUBLIC_TLS_SECRET}, ConfigMap {GATEWAY_CA_CONFIGMAP}: docs/deploy.md."
     ),
     "components/ingress/kustomization.yaml": lambda: (
         f"Clients outside the cluster, through ingress-nginx: TLS for {PUBLIC_HOST} (patch the\n"
         f"host) from Secret {PUBLIC_TLS_SECRET}, gRPC to the gateway as it serves it: the\n"
         f"backend-protocol is the Service's {BACKEND_PROTOCOL} (GRPC, or GRPCS with tls).\n"
-        f"docs/deploy.md."
+        f"The web app on {WEB_PUBLIC_HOST} (Secret {WEB_PUBLIC_TLS_SECRET}) and its gRPC-Web\n"
+        f"calls on the same name, to the gateway as HTTP (or HTTPS with tls). docs/deploy.md."
     ),
 }
 

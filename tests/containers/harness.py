@@ -101,10 +101,14 @@ def start(
     metrics_port: int | None = None,
     timeout: float = 30,
     files: str | None = None,
+    as_deployed: bool = False,
+    mounts: dict[str, str] | None = None,
 ) -> Running:
     """Start one image on free loopback ports and wait until its health says SERVING
     (on TABLETOP_HEALTH_PORT when ``env`` sets one: the gRPC port may speak TLS).
-    ``files``: a host folder mounted read-only at /app/tls (certificates)."""
+    ``files``: a host folder mounted read-only at /app/tls (certificates); ``mounts``:
+    more host folders mounted read-only ({host: container path}); ``as_deployed``: as
+    Kubernetes runs it, the root filesystem read-only and /tmp the only writable folder."""
     spec = spec_of(service)
     port = port or free_port()
     metrics_port = metrics_port or free_port()
@@ -121,6 +125,10 @@ def start(
         container = container.with_volume_mapping(volume, "/app/data", "rw")
     if files is not None:
         container = container.with_volume_mapping(files, "/app/tls", "ro")
+    for host, inside in (mounts or {}).items():
+        container = container.with_volume_mapping(host, inside, "ro")
+    if as_deployed:
+        container = read_only_root(container)
     container.start()
     running = Running(spec, container, port, metrics_port)
     health_port = int((env or {}).get("TABLETOP_HEALTH_PORT", 0))
@@ -131,6 +139,13 @@ def start(
         container.stop()
         raise
     return running
+
+
+def read_only_root(container: DockerContainer) -> DockerContainer:
+    """As the manifests run every pod: a read-only root, /tmp an emptyDir (a tmpfs here)."""
+    return container.with_kwargs(network_mode="host", read_only=True).with_tmpfs_mount(
+        "/tmp", "size=16m"
+    )
 
 
 def wait_serving(running: Running, timeout: float = 30, port: int | None = None) -> None:

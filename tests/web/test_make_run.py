@@ -4,6 +4,8 @@ line per call, the web app's address, and without a built web app, how to get on
 from __future__ import annotations
 
 import json
+import urllib.request
+from pathlib import Path
 
 import grpc
 import pytest
@@ -68,3 +70,65 @@ def test_without_the_web_app_the_games_run_and_make_run_says_how_to_get_it(tmp_p
         assert run.NOT_BUILT in text and "make web" in text
         assert "open http" not in text
         assert app.routed_at_ready["channeling"] == "OK"
+
+
+def test_the_services_trust_the_gateways_guests_unless_told_otherwise():
+    env: dict[str, str] = {}
+    run.trust_guests(env, 9400)
+    assert env == {
+        "TABLETOP_JWT_JWKS_URL": "http://127.0.0.1:9400/.well-known/jwks.json",
+        "TABLETOP_JWT_ISSUER": "tabletop-guests",
+    }
+    # A person's own settings win; the gateway's issuer, when renamed, follows.
+    mine = {"TABLETOP_JWT_JWKS_URL": "https://id.example/jwks", "TABLETOP_GUEST_ISSUER": "g"}
+    run.trust_guests(mine, 9400)
+    assert mine["TABLETOP_JWT_JWKS_URL"] == "https://id.example/jwks"
+    assert mine["TABLETOP_JWT_ISSUER"] == "g"
+    # Nothing to trust: a provider's key file instead, guests off, or no metrics port.
+    for given, port in (
+        ({"TABLETOP_JWT_PUBLIC_KEY_FILE": "/keys/provider.pem"}, 9400),
+        ({"TABLETOP_GUEST_SIGNIN": "false"}, 9400),
+        ({}, 0),
+    ):
+        env = dict(given)
+        run.trust_guests(env, port)
+        assert env == given
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+@pytest.mark.browser
+def test_under_make_run_with_free_ports_the_services_fetch_the_jwks_the_gateway_serves(app):
+    """Each service is given the JWKS URL on the gateway's actual metrics port (a free
+    one here), and that URL answers with the guests' key."""
+    modules = {}
+    for pid in _children(app.process.pid):
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if b"-m" in command:
+            modules[command[command.index(b"-m") + 1].decode()] = _environ(pid)
+    gateway = [modules["gateway"]]
+    services = [modules[e.package] for e in registry.SERVICES]
+    metrics = int(gateway[0]["TABLETOP_METRICS_PORT"])
+    assert metrics != 0
+    urls = {e["TABLETOP_JWT_JWKS_URL"] for e in services}
+    assert urls == {f"http://127.0.0.1:{metrics}/.well-known/jwks.json"}
+    assert {e["TABLETOP_JWT_ISSUER"] for e in services} == {"tabletop-guests"}
+    with urllib.request.urlopen(urls.pop(), timeout=10) as reply:
+        keys = json.loads(reply.read())["keys"]
+    assert keys and all(k["kid"] for k in keys)
