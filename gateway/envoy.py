@@ -37,7 +37,7 @@ from typing import Any
 from google.protobuf import any_pb2, descriptor_pool
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-from gateway import web
+from gateway import tracing, web
 from services import registry
 from services.kit.limits import MAX_TRACKED
 from services.kit.status import DOMAIN
@@ -551,6 +551,9 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         },
         http_filters=filters,
     )
+    traced = tracing.envoy()  # OTEL_* (gateway.tracing): a span per call, or none
+    if traced is not None:
+        manager["tracing"] = traced.manager
     chain: dict[str, Any] = {
         "filters": [{"name": "envoy.filters.network.http_connection_manager",
                      "typed_config": manager}]
@@ -585,6 +588,6 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
                     "filter_chains": [chain],
                 }
             ],
-            "clusters": [*clusters, _control(plan)],
+            "clusters": [*clusters, _control(plan), *([traced.cluster] if traced else [])],
         },
     }

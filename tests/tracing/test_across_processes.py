@@ -1,0 +1,162 @@
+"""One trace across processes, as deployed: a client's SubmitMove through the gateway
+(Envoy) to a game service and its store, exported by each process to an OTLP receiver;
+a move made with the CLI found there too; and with tracing off, nothing sent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from client.api import GameClient, bearer
+from gateway.proxy import binary
+from tests.gateway.test_envoy_data_path import GAME, stack
+from tests.support import ROOT, Process
+from tests.tracing.receiver import by_name, receiving, trace_of
+
+pytestmark = pytest.mark.skipif(binary() is None, reason="no Envoy binary")
+
+TRACE = "0af7651916cd43dd8448eb211c80319c"
+CLIENT_SPAN = "b7ad6b7169203331"
+SERVICE = f"tabletop-{GAME.name}"
+ENVOY = "tabletop-gateway-envoy"
+
+
+def otel(endpoint: str) -> dict[str, str]:
+    return {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+
+
+async def _game(gw: Process) -> tuple[GameClient, str, list[str], grpc.aio.Channel]:
+    channel = grpc.aio.insecure_channel(gw.address)
+    client = GameClient(GAME.name, channel)
+    # Envoy's own health check of the service may pass a moment after the gateway's.
+    for _ in range(100):
+        try:
+            game = await client.create(players=2)
+            return client, game.game_id, game.tokens, channel
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            await asyncio.sleep(0.1)
+    raise AssertionError("the game service never became routable")
+
+
+def _log_lines(process: Process) -> list[dict]:
+    out = []
+    for line in process.lines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _ancestry(spans, span) -> list[str]:
+    """The span ids from ``span`` up to the trace's root (or its first unknown parent)."""
+    ids = {s.span_id: s for s in spans}
+    chain = [span.span_id]
+    while span.parent_id in ids:
+        span = ids[span.parent_id]
+        chain.append(span.span_id)
+    chain.append(span.parent_id)
+    return chain
+
+
+async def test_a_submitted_move_is_one_trace_through_envoy_to_the_store(tmp_path: Path):
+    with receiving() as (receiver, endpoint):
+        env = otel(endpoint)
+        with stack(tmp_path, gateway=env, service=env) as (svc, gw):
+            client, game_id, tokens, channel = await _game(gw)
+            async with channel:
+                listed = await client.moves(game_id, tokens[0])
+                request = client.pb2.SubmitMoveRequest(game_id=game_id, move=listed.moves[0])
+                metadata = (*bearer(tokens[0]), ("traceparent", f"00-{TRACE}-{CLIENT_SPAN}-01"))
+                await client._method("SubmitMove")(request, metadata=metadata, timeout=10)
+
+            def whole(got):
+                trace = trace_of(got, TRACE)
+                services = {s.service for s in trace}
+                return {SERVICE, ENVOY} <= services and by_name(trace, "store.append") and trace
+
+            # Envoy sends its spans every 5 s, or sooner once several are waiting.
+            spans = receiver.wait_for(whole, timeout=60)
+            log = _log_lines(svc)
+    (server,) = [s for s in spans if s.service == SERVICE and s.name.endswith("/SubmitMove")]
+    (append,) = by_name(spans, "store.append")
+    envoys = [s for s in spans if s.service == ENVOY]
+    # The store append is the service call's child; the call's parent is an Envoy span,
+    # and Envoy's spans lead back to the client's span, the trace's origin.
+    assert append.parent_id == server.span_id
+    assert server.parent_id in {s.span_id for s in envoys}
+    chain = _ancestry(spans, append)
+    assert chain[-1] == CLIENT_SPAN
+    assert {s.span_id for s in envoys} & set(chain)
+    assert server.attributes["tabletop.game_id"] == game_id
+    # The service's access line for the call carries the trace and the call's span.
+    (line,) = [
+        r for r in log if r.get("event") == "rpc" and r.get("method", "").endswith("/SubmitMove")
+    ]
+    assert (line["trace_id"], line["span_id"]) == (TRACE, server.span_id)
+    assert all(tokens[0] not in json.dumps(s.attributes) for s in spans)
+
+
+async def test_a_move_made_with_the_cli_is_a_trace_in_the_collector(tmp_path: Path):
+    with receiving() as (receiver, endpoint):
+        env = otel(endpoint)
+        with stack(tmp_path, gateway=env, service=env) as (_svc, gw):
+            _, game_id, tokens, channel = await _game(gw)
+            await channel.close()
+            clean = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+            played = subprocess.run(
+                [sys.executable, "-m", "client", "--target", gw.address, "play", GAME.name,
+                 game_id, "--token", tokens[0], "1"],
+                cwd=ROOT, env=clean, capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            assert played.returncode == 0, played.stderr
+
+            def found(got):
+                calls = [
+                    s
+                    for s in got
+                    if s.service == SERVICE
+                    and s.name.endswith("/SubmitMove")
+                    and s.attributes.get("tabletop.game_id") == game_id
+                ]
+                for call in calls:
+                    trace = trace_of(got, call.trace_id)
+                    if any(s.service == ENVOY for s in trace) and by_name(trace, "store.append"):
+                        return call, trace
+                return None
+
+            call, trace = receiver.wait_for(found, timeout=60)
+    # The CLI sends no traceparent: Envoy's span starts the trace, the service's is under it.
+    assert call.parent_id in {s.span_id for s in trace if s.service == ENVOY}
+    assert any(s.parent_id == "" for s in trace if s.service == ENVOY)
+
+
+async def test_off_no_span_reaches_the_collector_and_log_lines_carry_no_trace(tmp_path: Path):
+    """The control: the same move with tracing switched off (OTEL_SDK_DISABLED, the
+    endpoint still set) sends nothing, from Envoy or the service."""
+    with receiving() as (receiver, endpoint):
+        env = {**otel(endpoint), "OTEL_SDK_DISABLED": "true"}
+        with stack(tmp_path, gateway=env, service=env) as (svc, gw):
+            client, game_id, tokens, channel = await _game(gw)
+            async with channel:
+                listed = await client.moves(game_id, tokens[0])
+                request = client.pb2.SubmitMoveRequest(game_id=game_id, move=listed.moves[0])
+                metadata = (*bearer(tokens[0]), ("traceparent", f"00-{TRACE}-{CLIENT_SPAN}-01"))
+                await client._method("SubmitMove")(request, metadata=metadata, timeout=10)
+            time.sleep(7)  # past Envoy's 5 s flush and the services' batch delay
+            log = _log_lines(svc)
+        assert receiver.snapshot() == [] and receiver.exports == 0
+    calls = [r for r in log if r.get("event") == "rpc"]
+    assert calls and not any("trace_id" in r for r in calls)
