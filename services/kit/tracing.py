@@ -25,6 +25,7 @@ import contextlib
 import functools
 import os
 import sys
+import threading
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -42,10 +43,12 @@ PROTOCOLS = ("grpc",)
 # Copied from what the handler bound for the access log (services.kit.logs) onto the
 # call's span when it ends.
 CALL_FIELDS = ("game_id", "seat", "reason")
+SHUTDOWN_SECONDS = 5.0
 
 _NULL: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
 _tracer: Tracer | None = None
 _provider: TracerProvider | None = None
+_current_span: Callable[[], Span] | None = None
 
 
 class TracingConfigError(ValueError):
@@ -100,7 +103,7 @@ def setup(default_name: str) -> bool:
     ``default_name`` is the ``service.name`` unless ``OTEL_SERVICE_NAME`` or
     ``OTEL_RESOURCE_ATTRIBUTES`` give one. The SDK reads the process's environment.
     """
-    global _tracer, _provider
+    global _tracer, _provider, _current_span
     env = os.environ
     chosen = exporters(env)
     if not chosen:
@@ -108,6 +111,7 @@ def setup(default_name: str) -> bool:
     if "otlp" in chosen:
         _protocol(env)
     # Imported here, once tracing is asked for: off, none of this is loaded.
+    from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
@@ -136,15 +140,20 @@ def setup(default_name: str) -> bool:
     # and shut down more than one in a process.
     _provider = provider
     _tracer = provider.get_tracer("tabletop")
+    _current_span = trace.get_current_span
     return True
 
 
-def shutdown() -> None:
-    """Send the spans still queued and stop the exporters (a process about to leave)."""
-    global _tracer, _provider
-    provider, _provider, _tracer = _provider, None, None
+def shutdown(timeout: float = SHUTDOWN_SECONDS) -> None:
+    """Send the spans still queued and stop the exporters (a process about to leave),
+    waiting ``timeout`` seconds at most: a collector that is down delays no exit longer
+    (the SDK would wait 30 s per exporter)."""
+    global _tracer, _provider, _current_span
+    provider, _provider, _tracer, _current_span = _provider, None, None, None
     if provider is not None:
-        provider.shutdown()
+        closing = threading.Thread(target=provider.shutdown, name="tracing-shutdown", daemon=True)
+        closing.start()
+        closing.join(timeout)
 
 
 def enabled() -> bool:
@@ -181,8 +190,10 @@ def span(name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]
     """A child span of whatever span is current (a call's, a bot turn's), for a
     ``with`` block; nothing at all when tracing is off."""
     tracer = _tracer
-    if tracer is None:
+    if tracer is None or _current_span is None:
         return _NULL
+    if not _current_span().is_recording():
+        return _NULL  # a call the sampler left out: its children are left out too
     return _current(tracer, name, attributes, None)
 
 

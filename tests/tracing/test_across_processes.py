@@ -109,6 +109,43 @@ async def test_a_submitted_move_is_one_trace_through_envoy_to_the_store(tmp_path
     assert all(tokens[0] not in json.dumps(s.attributes) for s in spans)
 
 
+async def test_a_watch_is_one_trace_through_envoy_the_gateways_relay_and_the_service(
+    tmp_path: Path,
+):
+    watch_trace = "5b8aa5a2d2c872e8321cf37308d69df2"
+    with receiving() as (receiver, endpoint):
+        env = otel(endpoint)
+        with stack(tmp_path, gateway=env, service=env) as (_svc, gw):
+            client, game_id, _, channel = await _game(gw)
+            async with channel:
+                request = client.pb2.WatchGameRequest(game_id=game_id)
+                stream = client._method("WatchGame", streaming=True)(
+                    request,
+                    metadata=(("traceparent", f"00-{watch_trace}-{CLIENT_SPAN}-01"),),
+                    timeout=30,
+                )
+                async for _ in stream:
+                    break  # the view: the relay and the service have each begun
+                stream.cancel()
+
+            def whole(got):
+                trace = trace_of(got, watch_trace)
+                watched = [s for s in trace if s.name.endswith("/WatchGame")]
+                services = {s.service for s in watched}
+                relays = [s for s in watched if s.service == "tabletop-gateway"]
+                # Envoy's spans for the stream (its ingress and its upstream call) too.
+                linked = relays and _ancestry(trace, relays[0])[-1] == CLIENT_SPAN
+                return {SERVICE, "tabletop-gateway"} <= services and linked and trace
+
+            spans = receiver.wait_for(whole, timeout=60)
+    (relay,) = [s for s in spans if s.service == "tabletop-gateway"]
+    (served,) = [s for s in spans if s.service == SERVICE and s.name.endswith("/WatchGame")]
+    # Client -> (Envoy) -> the gateway's relay -> the service: each the next one's parent.
+    assert served.parent_id == relay.span_id
+    assert any(s.service == ENVOY for s in spans)
+    assert relay.attributes["rpc.grpc.status_code"] == "CANCELLED"
+
+
 async def test_a_move_made_with_the_cli_is_a_trace_in_the_collector(tmp_path: Path):
     with receiving() as (receiver, endpoint):
         env = otel(endpoint)

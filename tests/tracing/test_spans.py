@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -73,34 +74,75 @@ async def test_a_move_is_one_trace_from_the_callers_traceparent_to_the_store(tra
             assert str(move.text if hasattr(move, "text") else move) not in str(value)
 
 
-async def test_a_refused_move_marks_the_rules_span_by_type_only_never_its_message(traced):
+async def test_a_callers_unsampled_traceparent_is_followed_no_span_is_sent(traced):
+    unsampled = "9e5f1f0b2b1d4c5e8a7b6c5d4e3f2a1b"
     async with service_in_process("channeling") as svc:
         async with grpc.aio.insecure_channel(svc.address) as channel:
             client = GameClient("channeling", channel)
-            game = await client.create(players=2, seed=3)
+            game = await client.create(players=2)
+            unsampled_md = (
+                *bearer(game.tokens[0]),
+                ("traceparent", f"00-{unsampled}-{CLIENT_SPAN}-00"),
+            )
+            request = client.pb2.ListMovesRequest(game_id=game.game_id)
+            listed = await client._method("ListMoves")(request, metadata=unsampled_md, timeout=10)
+            metadata = (*bearer(game.tokens[0]), ("traceparent", TRACEPARENT))
+            request = client.pb2.SubmitMoveRequest(game_id=game.game_id, move=listed.moves[0])
+            await client._method("SubmitMove")(request, metadata=metadata, timeout=10)
+    # The sampled call's spans arrive; the unsampled one's never did (sent first).
+    traced.wait_for(lambda got: by_name(trace_of(got, TRACE), "store.append"))
+    assert trace_of(traced.snapshot(), unsampled) == []
+
+
+@pytest.mark.parametrize("leaky", [False, True], ids=["type-only", "control-message"])
+async def test_a_refused_move_marks_the_rules_span_by_type_only_never_its_message(
+    traced, leaky, monkeypatch
+):
+    if leaky:
+        # The control: the SDK's own handling puts the exception's message on the span.
+        def with_message(tracer, name, attributes, parent):
+            return tracer.start_as_current_span(name, context=parent)
+
+        monkeypatch.setattr(tracing, "_current", with_message)
+    async with service_in_process("channeling") as svc:
+        async with grpc.aio.insecure_channel(svc.address) as channel:
+            client = GameClient("channeling", channel)
+            game = await client.create(players=2)
             listed = await client.moves(game.game_id, game.tokens[0])
             assert listed.moves
             # Well formed, but a druid move while the seat must play a glyph: the rules
-            # refuse it, with a message that quotes the cells.
-            secret = "d4"
-            bad = client.pb2.Move(move_druid=client.pb2.MoveDruid(origin="a1", target=secret))
+            # refuse it, with a message about the move.
+            bad = client.pb2.Move(move_druid=client.pb2.MoveDruid(origin="a1", target="d4"))
             metadata = (*bearer(game.tokens[0]), ("traceparent", TRACEPARENT))
             request = client.pb2.SubmitMoveRequest(game_id=game.game_id, move=bad)
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await client._method("SubmitMove")(request, metadata=metadata, timeout=10)
-    spans = traced.wait_for(lambda got: (t := trace_of(got, TRACE)) and len(t) >= 1 and t)
+    spans = traced.wait_for(lambda got: by_name(trace_of(got, TRACE), "rules.apply") and got)
+    spans = trace_of(spans, TRACE)
     (server,) = [s for s in spans if s.name.endswith("/SubmitMove")]
-    code = refused.value.code().name
-    assert server.attributes["rpc.grpc.status_code"] == code
+    message = refused.value.details()
+    assert message
+    assert server.attributes["rpc.grpc.status_code"] == refused.value.code().name
     assert server.status != 2, "a refused move is the game working, not a server error"
-    for span in spans:
-        assert secret not in span.status_message
-        assert all(secret not in str(v) for v in span.attributes.values())
     (rules,) = by_name(spans, "rules.apply")
-    assert rules.status == 2 and rules.status_message.isidentifier()  # a type name alone
+    assert rules.status == 2
+    shown = [s.status_message for s in spans] + [
+        str(v) for s in spans for v in s.attributes.values()
+    ]
+    if leaky:
+        assert any(message in text for text in shown)
+        return
+    assert not any(message in text for text in shown)
+    assert rules.status_message.isidentifier()  # the exception's type alone
 
 
-async def test_bot_turns_and_the_clocks_firings_are_traces_of_their_own(traced):
+@pytest.mark.parametrize("roots", [True, False], ids=["roots", "control-children"])
+async def test_bot_turns_and_the_clocks_firings_are_traces_of_their_own(traced, roots, monkeypatch):
+    call_root = tracing.root
+    if not roots:
+        # The control: were they plain spans, they would hang under the call that
+        # queued them (the bot queue's task inherits its context), which the test sees.
+        monkeypatch.setattr(tracing, "root", tracing.span)
     now = [1_000_000.0]
     m = GameManager(channeling, open_store("memory://"), clock=lambda: now[0])
     await m.start()
@@ -117,21 +159,29 @@ async def test_bot_turns_and_the_clocks_firings_are_traces_of_their_own(traced):
         # Seat 0's whole turn (a turn may be several decisions), then the bot's.
         while 0 in (await m.read(gid, None))[0].to_act:
             _, moves, _ = await m.legal_moves(gid, tokens[0])
-            with tracing.root("test.call"):  # as a call would: the bot's turn is no child
+            with call_root("test.call"):  # as a call would: the bot's turn is no child
                 await m.submit(gid, tokens[0], lambda moves=moves: moves[0], None, None)
         await m.settle()
         now[0] += 60.0  # seat 0's deadline passes: the clock moves for it
         await m.sweep()
     finally:
         await m.close()
+    if not roots:
+        # The control: as plain spans, the bot's turn and the clock's firing have no
+        # trace of their own (no call's span is current where they run).
+        traced.wait_for(lambda got: by_name(got, "test.call"))
+        time.sleep(1)  # what else was queued is sent meanwhile
+        got = traced.snapshot()
+        assert not [s for s in got if s.name in ("bot.turn", "clock.fire") and not s.parent_id]
+        return
     spans = traced.wait_for(
         lambda got: by_name(got, "bot.turn") and by_name(got, "clock.fire") and got
     )
     calls = {s.trace_id for s in by_name(spans, "test.call")}
     for name in ("bot.turn", "clock.fire"):
-        roots = [s for s in by_name(spans, name) if s.attributes.get("tabletop.game_id") == gid]
-        assert roots, name
-        for root in roots:
+        found = [s for s in by_name(spans, name) if s.attributes.get("tabletop.game_id") == gid]
+        assert found, name
+        for root in found:
             assert root.parent_id == "" and root.trace_id not in calls, name
             assert by_name(trace_of(spans, root.trace_id), "store.append"), name
 
@@ -198,7 +248,7 @@ def test_log_lines_carry_the_current_spans_ids(traced, capsys):
 
     logs.configure("info", "json")
     try:
-        with tracing.span("x"):
+        with tracing.root("x"):
             expected = tracing.ids()
             structlog.get_logger("t").info("inside")
         structlog.get_logger("t").info("outside")
