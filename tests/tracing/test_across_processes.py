@@ -37,7 +37,7 @@ async def _game(gw: Process) -> tuple[GameClient, str, list[str], grpc.aio.Chann
     channel = grpc.aio.insecure_channel(gw.address)
     client = GameClient(GAME.name, channel)
     # Envoy's own health check of the service may pass a moment after the gateway's.
-    for _ in range(100):
+    for _ in range(300):
         try:
             game = await client.create(players=2)
             return client, game.game_id, game.tokens, channel
@@ -83,9 +83,12 @@ async def test_a_submitted_move_is_one_trace_through_envoy_to_the_store(tmp_path
                 await client._method("SubmitMove")(request, metadata=metadata, timeout=10)
 
             def whole(got):
+                # Every span from the append up to the client's: Envoy sends its ingress
+                # and upstream spans in batches of their own.
                 trace = trace_of(got, TRACE)
-                services = {s.service for s in trace}
-                return {SERVICE, ENVOY} <= services and by_name(trace, "store.append") and trace
+                appended = by_name(trace, "store.append")
+                linked = appended and _ancestry(trace, appended[0])[-1] == CLIENT_SPAN
+                return linked and trace
 
             # Envoy sends its spans every 5 s, or sooner once several are waiting.
             spans = receiver.wait_for(whole, timeout=60)
@@ -170,7 +173,13 @@ async def test_a_move_made_with_the_cli_is_a_trace_in_the_collector(tmp_path: Pa
                 ]
                 for call in calls:
                     trace = trace_of(got, call.trace_id)
-                    if any(s.service == ENVOY for s in trace) and by_name(trace, "store.append"):
+                    envoys = [s for s in trace if s.service == ENVOY]
+                    # Envoy's spans (its ingress, its upstream call) come in batches.
+                    if (
+                        call.parent_id in {s.span_id for s in envoys}
+                        and any(s.parent_id == "" for s in envoys)
+                        and by_name(trace, "store.append")
+                    ):
                         return call, trace
                 return None
 
