@@ -34,16 +34,6 @@ class EnvoyTracing:
     cluster: dict[str, Any]
 
 
-def _endpoint(env: Mapping[str, str]) -> urllib.parse.SplitResult:
-    raw = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_ENDPOINT")
-    if not raw:
-        raise tracing.TracingConfigError("no OTEL_EXPORTER_OTLP_ENDPOINT for Envoy's traces")
-    parsed = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise tracing.TracingConfigError(f"OTEL_EXPORTER_OTLP_ENDPOINT={raw}: http(s)://host:port")
-    return parsed
-
-
 def _headers(env: Mapping[str, str]) -> list[dict[str, str]]:
     raw = env.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS") or env.get("OTEL_EXPORTER_OTLP_HEADERS", "")
     pairs = []
@@ -91,7 +81,7 @@ def envoy(env: Mapping[str, str] = os.environ) -> EnvoyTracing | None:
     """Envoy's tracing, or None when OTEL_* leave it off (or ask for no OTLP)."""
     if "otlp" not in tracing.exporters(env):
         return None
-    endpoint = _endpoint(env)
+    endpoint = tracing.endpoint(env)
     host = endpoint.hostname or ""  # _endpoint refused an endpoint without one
     port = endpoint.port or (443 if endpoint.scheme == "https" else 4317)
     grpc_service: dict[str, Any] = {

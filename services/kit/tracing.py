@@ -26,6 +26,7 @@ import functools
 import os
 import sys
 import threading
+import urllib.parse
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -91,6 +92,21 @@ def _protocol(env: Mapping[str, str]) -> str:
     return "grpc"
 
 
+def endpoint(env: Mapping[str, str]) -> urllib.parse.SplitResult:
+    """The collector's address (``..._TRACES_ENDPOINT`` first), as ``http(s)://host:port``."""
+    raw = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    if not raw:
+        raise TracingConfigError("OTEL_EXPORTER_OTLP_ENDPOINT: not set")
+    parsed = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+    try:
+        parsed.port  # noqa: B018  (raises on a port that is not a number)
+    except ValueError:
+        parsed = urllib.parse.urlsplit("")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise TracingConfigError(f"OTEL_EXPORTER_OTLP_ENDPOINT={raw}: http(s)://host:port")
+    return parsed
+
+
 def service_name(prog: str) -> str:
     """The default ``service.name`` of a process: 'python -m services.go' -> 'tabletop-go'."""
     module = prog.split()[-1]
@@ -110,6 +126,7 @@ def setup(default_name: str) -> bool:
         return False
     if "otlp" in chosen:
         _protocol(env)
+        endpoint(env)  # a bad one stops the process at start, naming the variable
     # Imported here, once tracing is asked for: off, none of this is loaded.
     from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource

@@ -258,3 +258,27 @@ def test_log_lines_carry_the_current_spans_ids(traced, capsys):
     assert expected is not None
     assert (inside["trace_id"], inside["span_id"]) == expected
     assert "trace_id" not in outside
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://collector"),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
+        ("OTEL_TRACES_EXPORTER", "zipkin"),
+    ],
+)
+def test_a_setting_it_cannot_honour_stops_the_process_at_start_naming_it(name, value):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env |= {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", name: value}
+    env |= {"TABLETOP_PORT": "0", "TABLETOP_METRICS_PORT": "0", "TABLETOP_STORE_URL": "memory://"}
+    ended = subprocess.run(
+        [sys.executable, "-m", "services.channeling"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ended.returncode != 0
+    assert f"configuration error: {name}=" in ended.stderr
