@@ -563,7 +563,9 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
     clusters = [_cluster(plan, name, addrs) for name, addrs in plan.routes.items()]
     return {
         "admin": {"address": _address("127.0.0.1", plan.admin_port)},
-        "layered_runtime": {"layers": [{"name": "static", "static_layer": {}}]},
+        "layered_runtime": {
+            "layers": [{"name": "static", "static_layer": traced.runtime if traced else {}}]
+        },
         # Histograms are merged at each flush: every second rather than Envoy's 5, so a
         # scrape's latency figures are at most a second behind its counters.
         "stats_flush_interval": "1s",

@@ -12,6 +12,7 @@ Envoy counterpart: with only that, Envoy does not trace.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import urllib.parse
@@ -32,6 +33,7 @@ class EnvoyTracing:
 
     manager: dict[str, Any]
     cluster: dict[str, Any]
+    runtime: dict[str, int]  # Envoy's runtime keys for its tracer's batches
 
 
 def _headers(env: Mapping[str, str]) -> list[dict[str, str]]:
@@ -70,6 +72,23 @@ def sampling_percent(env: Mapping[str, str]) -> float:
             ratio = 1.0
         return max(0.0, min(1.0, ratio)) * 100
     return 100.0
+
+
+def batching(env: Mapping[str, str]) -> dict[str, int]:
+    """Envoy's span batches as the SDK's ``OTEL_BSP_*`` say the Python processes' are:
+    sent every ``OTEL_BSP_SCHEDULE_DELAY`` ms (Envoy's own default: 5 s), or once
+    ``OTEL_BSP_MAX_EXPORT_BATCH_SIZE`` spans wait (Envoy's: 5)."""
+    keys = {
+        "OTEL_BSP_SCHEDULE_DELAY": "tracing.opentelemetry.flush_interval_ms",
+        "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "tracing.opentelemetry.min_flush_spans",
+    }
+    runtime = {}
+    for variable, key in keys.items():
+        value = env.get(variable, "").strip()
+        if value:
+            with contextlib.suppress(ValueError):  # as the SDK does: its default then
+                runtime[key] = max(1, int(value))
+    return runtime
 
 
 def service_name(env: Mapping[str, str]) -> str:
@@ -158,4 +177,4 @@ def envoy(env: Mapping[str, str] = os.environ) -> EnvoyTracing | None:
                 },
             },
         }
-    return EnvoyTracing(manager=manager, cluster=cluster)
+    return EnvoyTracing(manager=manager, cluster=cluster, runtime=batching(env))

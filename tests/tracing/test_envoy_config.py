@@ -98,3 +98,19 @@ def test_sampling_from_the_standard_sampler(sampler, arg, percent):
 def test_an_endpoint_without_a_host_is_refused_by_name():
     with pytest.raises(TracingConfigError, match="OTEL_EXPORTER_OTLP_ENDPOINT"):
         tracing.envoy({"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://"})
+
+
+def test_envoys_batches_follow_the_sdks_variables():
+    base = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317"}
+    traced = tracing.envoy(base)
+    assert traced is not None and traced.runtime == {}  # Envoy's defaults: 5 s, 5 spans
+    traced = tracing.envoy(
+        base | {"OTEL_BSP_SCHEDULE_DELAY": "200", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "64"}
+    )
+    assert traced is not None
+    assert traced.runtime == {
+        "tracing.opentelemetry.flush_interval_ms": 200,
+        "tracing.opentelemetry.min_flush_spans": 64,
+    }
+    traced = tracing.envoy(base | {"OTEL_BSP_SCHEDULE_DELAY": "soon"})  # the SDK ignores it
+    assert traced is not None and traced.runtime == {}
