@@ -37,7 +37,7 @@ from typing import Any
 from google.protobuf import any_pb2, descriptor_pool
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-from gateway import web
+from gateway import tracing, web
 from services import registry
 from services.kit.limits import MAX_TRACKED
 from services.kit.status import DOMAIN
@@ -551,6 +551,9 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         },
         http_filters=filters,
     )
+    traced = tracing.envoy()  # OTEL_* (gateway.tracing): a span per call, or none
+    if traced is not None:
+        manager["tracing"] = traced.manager
     chain: dict[str, Any] = {
         "filters": [{"name": "envoy.filters.network.http_connection_manager",
                      "typed_config": manager}]
@@ -560,7 +563,9 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
     clusters = [_cluster(plan, name, addrs) for name, addrs in plan.routes.items()]
     return {
         "admin": {"address": _address("127.0.0.1", plan.admin_port)},
-        "layered_runtime": {"layers": [{"name": "static", "static_layer": {}}]},
+        "layered_runtime": {
+            "layers": [{"name": "static", "static_layer": traced.runtime if traced else {}}]
+        },
         # Histograms are merged at each flush: every second rather than Envoy's 5, so a
         # scrape's latency figures are at most a second behind its counters.
         "stats_flush_interval": "1s",
@@ -585,6 +590,6 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
                     "filter_chains": [chain],
                 }
             ],
-            "clusters": [*clusters, _control(plan)],
+            "clusters": [*clusters, _control(plan), *([traced.cluster] if traced else [])],
         },
     }

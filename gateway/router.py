@@ -20,7 +20,7 @@ import structlog
 from google.protobuf import descriptor_pool
 
 from gateway.backends import Backend, Backends
-from services.kit import status
+from services.kit import status, tracing
 from services.kit.limits import client_address
 from services.kit.metrics import SERVER_STREAM, UNARY, CallMetrics, RpcMetrics
 
@@ -40,7 +40,7 @@ def forward_metadata(
     out = [(k, v) for k, v in metadata or () if not k.startswith(":") and k not in _HOP_HEADERS]
     if client:
         out.append(("x-forwarded-for", client))
-    return out
+    return tracing.propagate(out)  # the backend's span a child of this call's
 
 
 class Router(grpc.GenericRpcHandler):

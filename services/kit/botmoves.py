@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from services.kit import table as tables
+from services.kit import tracing
 from services.kit.botqueue import BOTS, PEOPLE, BotQueue
 from services.kit.manager import Manager
 from services.kit.seats import table_event
@@ -82,6 +83,7 @@ class BotMoves(Manager):
             self._bots_warming = asyncio.get_running_loop().create_task(self.bots.warm())
             self._bots_warming.add_done_callback(_logged)
 
+    @tracing.traced_root("bot.turn")
     async def _bot_turn(self, game_id: str, lane: str) -> bool:
         """A turn from the queue: one bot decision; whether the game goes to the back."""
         try:
@@ -135,9 +137,15 @@ class BotMoves(Manager):
             elif gives_way:
                 asked["gives_way"] = True
             try:
-                text = await self.bots.decide(
-                    self.game_type, game.state, seat, level, players=game.record.players, **asked
-                )
+                with tracing.span("bot.search", game=self.game_type, seat=seat, level=level):
+                    text = await self.bots.decide(
+                        self.game_type,
+                        game.state,
+                        seat,
+                        level,
+                        players=game.record.players,
+                        **asked,
+                    )
                 move = self.engine.parse_move(text)
             except Exception as exc:
                 _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))

@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 
 import grpc
 
-from services.kit import status
+from services.kit import status, tracing
 
 
 class Drain:
@@ -90,6 +90,7 @@ def leave(code: int = 0) -> NoReturn:
     """End the process once drained, without gRPC's ``server.stop`` (which would cancel
     whatever reaches the server meanwhile): the kernel closes its connections, and clients
     see UNAVAILABLE, as from any server that is gone, and reconnect elsewhere."""
+    tracing.shutdown()  # the spans still queued go to the collector first
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

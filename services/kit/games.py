@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 import structlog
 
-from services.kit import auth, corruption
+from services.kit import auth, corruption, tracing
 from services.kit import table as tables
 from services.kit.botmoves import BotMoves
 from services.kit.creators import Creators
@@ -585,7 +585,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             snap = self.snapshot(game, seat, with_view=False)
             moves = []
             if seat is not None and seat in snap.to_act and game.table.seats[seat].state == "taken":
-                moves = self.engine.legal_moves(game.state, seat)
+                with tracing.span("rules.legal_moves", game=self.game_type, seat=seat):
+                    moves = self.engine.legal_moves(game.state, seat)
             return snap, moves, seat
 
     def turn_for(self, move: MoveRecord, seat: int | None) -> Turn:
@@ -711,7 +712,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         """Apply a game move for ``seat`` (lock held), log it, and tell watchers."""
         started = time.perf_counter()
         try:
-            events = self.engine.apply(game.state, seat, move)
+            with tracing.span(
+                "rules.apply", game=self.game_type, version=game.version + 1, seat=seat
+            ):
+                events = self.engine.apply(game.state, seat, move)
         except EngineError as exc:
             self.metrics.move_rejected(self.game_type, exc.reason)
             raise
@@ -749,7 +753,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             human_at=table.human_at,
         )
         try:
-            await self.store.append(game.record.game_id, record)
+            with tracing.span("store.append", game=self.game_type, version=record.version):
+                await self.store.append(game.record.game_id, record)
         except (VersionConflict, DuplicateRequest) as exc:
             # Another replica wrote first: our state is behind the log.
             self._drop(game)
@@ -789,7 +794,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         if record.request_id is not None:
             game.requests[record.request_id] = record.version
         game.recent.append(record)
-        self._notify(game, record)
+        with tracing.span("watchers.notify", watchers=len(game.watchers)):
+            self._notify(game, record)
         self._arm(game)
 
     # --- other replicas' moves, and retention -----------------------------------------

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import grpc
 import structlog
 
+from services.kit import tracing
 from services.kit.logs import AccessLog
 from services.kit.metrics import (
     BIDI_STREAM,
@@ -186,9 +187,23 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
         call = self._metrics.call(grpc_type_of(handler), service, method)
         log = self._access_log if service not in self._quiet else None
         full = f"{service}/{method}"
+        # A server span per call when tracing is on (not for probes and tools).
+        traced = tracing.enabled() and not path.startswith(UNGUARDED)
         clock = time.perf_counter
         response_streaming = bool(handler.response_streaming)
         request_streaming = bool(handler.request_streaming)
+
+        def opened(context: grpc.aio.ServicerContext[Any, Any]) -> tracing.ServerCall | None:
+            """A clean slate for the call's log fields, and its span when traced (the
+            trace and span ids then among those fields, on its access line)."""
+            structlog.contextvars.clear_contextvars()
+            if not traced:
+                return None
+            scope = tracing.server_call(service, method, context.invocation_metadata())
+            found = tracing.ids()
+            if found is not None:
+                structlog.contextvars.bind_contextvars(trace_id=found[0], span_id=found[1])
+            return scope
 
         async def begin(
             request: Any,
@@ -196,7 +211,6 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             tickets: list[tuple[Guard, Any]],
         ) -> None:
             """Count the call as started and run the guards (which may abort it)."""
-            structlog.contextvars.clear_contextvars()
             call.started.inc()
             if not request_streaming:
                 call.received.inc()
@@ -210,6 +224,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             tickets: list[tuple[Guard, Any]],
             failed: BaseException | None,
             t0: float,
+            scope: tracing.ServerCall | None,
         ) -> None:
             for guard, ticket in reversed(tickets):
                 guard.release(ticket, context)
@@ -218,6 +233,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             call.handled(code.name, seconds)
             if log is not None:
                 log.record(full, code.name, seconds)
+            if scope is not None:
+                scope.close(code.name, structlog.contextvars.get_contextvars())
 
         def request_of(request: Any) -> Any:
             return _counted(request, call.received) if request_streaming else request
@@ -241,6 +258,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 t0 = clock()
                 failed: BaseException | None = None
                 tickets: list[tuple[Guard, Any]] = []
+                scope = opened(context)
                 try:
                     await begin(request, context, tickets)
                     # A streamed request may be read with context.read: count those too.
@@ -255,7 +273,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                     failed = exc
                     raise
                 finally:
-                    end(context, tickets, failed, t0)
+                    end(context, tickets, failed, t0, scope)
 
             return replace_behaviour(handler, **{kind: single})
 
@@ -265,6 +283,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 t0 = clock()
                 failed: BaseException | None = None
                 tickets: list[tuple[Guard, Any]] = []
+                scope = opened(context)
                 try:
                     await begin(request, context, tickets)
                     await inner(request_of(request), _CountingContext(context, call))
@@ -272,7 +291,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                     failed = exc
                     raise
                 finally:
-                    end(context, tickets, failed, t0)
+                    end(context, tickets, failed, t0, scope)
 
             return replace_behaviour(handler, **{kind: writer})
 
@@ -282,6 +301,7 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
             t0 = clock()
             failed: BaseException | None = None
             tickets: list[tuple[Guard, Any]] = []
+            scope = opened(context)
             try:
                 await begin(request, context, tickets)
                 responses = inner(request_of(request), context)
@@ -291,6 +311,6 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 failed = exc
                 raise
             finally:
-                end(context, tickets, failed, t0)
+                end(context, tickets, failed, t0, scope)
 
         return replace_behaviour(handler, **{kind: generator})

@@ -4,6 +4,9 @@ Handlers bind ``game_id``, ``seat`` and ``request_id`` with
 ``structlog.contextvars.bind_contextvars``; the RPC interceptor adds method, code and
 latency and writes one line per call. Nothing secret is ever bound: no token, no seed,
 no move text (a move can be secret from the other seats).
+
+With tracing on (services.kit.tracing) every line written while a span is current
+carries its ``trace_id`` and ``span_id``, so a log line leads to its trace and back.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import sys
 from typing import Any
 
 import structlog
+
+from services.kit import tracing
 
 
 def configure(level: str = "info", fmt: str = "json") -> None:
@@ -34,6 +39,7 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            add_trace_ids,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
@@ -43,6 +49,17 @@ def configure(level: str = "info", fmt: str = "json") -> None:
         logger_factory=structlog.WriteLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
+
+
+def add_trace_ids(
+    logger: Any, method: str, event: structlog.typing.EventDict
+) -> structlog.typing.EventDict:
+    """The current span's trace and span ids on the line (tracing on, a span current)."""
+    if tracing.enabled():
+        found = tracing.ids()
+        if found is not None:
+            event["trace_id"], event["span_id"] = found
+    return event
 
 
 def get(name: str) -> structlog.typing.FilteringBoundLogger:

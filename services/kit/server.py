@@ -20,7 +20,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from services import registry
-from services.kit import config, creators, logs, overload, reflection
+from services.kit import config, creators, logs, overload, reflection, tracing
 from services.kit.bots.pool import BotPool
 from services.kit.drain import Drain, leave
 from services.kit.errors import Unavailable
@@ -453,7 +453,8 @@ def run(
         if cfg.access_log_sample < 1:
             raise config.ConfigError("TABLETOP_ACCESS_LOG_SAMPLE=0: 1 (every call) or more")
         tune_gc(cfg.gc_threshold, cfg.gc_freeze)
-    except config.ConfigError as exc:
+        tracing.setup(tracing.service_name(prog))  # OTEL_* (services.kit.tracing)
+    except (config.ConfigError, tracing.TracingConfigError) as exc:
         sys.exit(f"configuration error: {exc}")
     logs.configure(cfg.log_level, cfg.log_format)
     with asyncio.Runner(loop_factory=factory) as runner:

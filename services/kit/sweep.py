@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from services.kit import table as tables
+from services.kit import tracing
 from services.kit.alarms import Alarms
 from services.kit.errors import GameCorrupt, GameNotFound, StaleVersion, Unavailable
 from services.kit.manager import Manager
@@ -171,6 +172,7 @@ class ClockSweep(Manager):
         self._firing[game_id] = task
         task.add_done_callback(lambda _: self._firing.pop(game_id, None))
 
+    @tracing.traced_root("clock.fire")
     async def _fire_logged(self, game_id: str) -> int:
         try:
             return await self.fire(game_id)
@@ -213,6 +215,7 @@ class ClockSweep(Manager):
                     self._kick(await self.get(game_id))
         return sum(landed)
 
+    @tracing.traced_root("clock.fire")
     async def _swept(self, game_id: str) -> int:
         try:
             return await self.fire(game_id)
