@@ -58,6 +58,7 @@ from services.kit.errors import (
     VersionOutOfRange,
 )
 from services.kit.kernel import always_public
+from services.kit.outbox.tracker import PlayerEvents
 from services.kit.seats import Seats
 from services.kit.store import (
     CorruptRow,
@@ -257,6 +258,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         # Alarms at deadlines need the wall clock: with an injected one (tests move it by
         # hand) only the sweep fires.
         self._init_clock(clock is time.time if alarms is None else alarms)
+        self.player_events = PlayerEvents(self.game_type)  # the outbox (services.kit.outbox)
 
     # --- creating and loading -----------------------------------------------------------
 
@@ -332,6 +334,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             bot_turn=table.bot_to_move() is not None,
             human_at=now,
             bot_seats=sum(s.state == tables.BOT for s in table.seats),
+        )
+        record = dataclasses.replace(
+            record, outbox=self.player_events.created(record.game_id, table, now)
         )
         quotas = Quotas(owner_limit)
         if owner:
@@ -481,6 +486,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         game.recent.append(move)
 
     def _remember(self, game: LiveGame) -> None:
+        self.player_events.seen(game, self.outcome(game) is not None)
         self._live[game.record.game_id] = game
         self._live.move_to_end(game.record.game_id)
         if len(self._live) > self.max_live_games:
@@ -747,6 +753,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             due_at=None if finished else table.due_at(record.applied_at),
             bot_turn=not finished and table.bot_to_move() is not None,
             human_at=table.human_at,
+            outbox=self.player_events.made(
+                game, record.version, self.outcome(game) is not None, record.applied_at
+            ),
         )
         try:
             await self.store.append(game.record.game_id, record)
@@ -790,6 +799,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             game.requests[record.request_id] = record.version
         game.recent.append(record)
         self._notify(game, record)
+        self.player_events.committed(game, record.outbox)
         self._arm(game)
 
     # --- other replicas' moves, and retention -----------------------------------------
@@ -809,6 +819,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         for record in await self._moves(game.record.game_id, game.version, None):
             await self._replay(game, [record])
             self._notify(game, record)
+        self.player_events.seen(game, self.outcome(game) is not None)
         self._arm(game)
 
     async def close(self) -> None:

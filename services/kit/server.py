@@ -34,6 +34,8 @@ from services.kit.metrics import (
     serve_metrics,
     server_metrics,
 )
+from services.kit.outbox.settings import settings as outbox_settings
+from services.kit.outbox.settings import start as start_outbox
 from services.kit.service import GameService, handlers
 from services.kit.store import StoreError, open_store_or_exit
 from services.kit.tls import ServerTls, bind, server_tls
@@ -129,6 +131,7 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "how often the store is asked for deadlines, idle tables and bot turns left "
           "behind (the games this process holds ring at their deadlines themselves)"),
         *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
+        *outbox_settings(),
     ]  # fmt: skip
 
 
@@ -319,6 +322,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
             sweep(manager, cfg.retention, cfg.sweep_interval)
         )
     clock = asyncio.get_running_loop().create_task(tick(manager, cfg.clock_interval))
+    outboxes = start_outbox(manager, cfg, shared=listener is not None)  # webhooks, retention
     if cfg.bot_warm:
         manager.warm_bots()
     await server.start()
@@ -343,7 +347,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     manager.close_watchers("the service is shutting down")
     finished = await drain.wait(cfg.drain_seconds)
     log.info("drained", calls_cut_short=drain.in_flight, all_finished=finished)
-    for task in (listener, sweeper, clock):
+    for task in (listener, sweeper, clock, *outboxes):
         if task is not None:
             task.cancel()
     await manager.close()

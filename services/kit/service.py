@@ -20,7 +20,7 @@ import grpc
 import structlog
 
 from client import render
-from services.kit import auth, limits, lobby, status, wire
+from services.kit import auth, limits, lobby, outbox, status, wire
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.metrics import GameMetrics
@@ -322,6 +322,21 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         token = lobby.page_token(query, page[-1]) if len(records) > query.size else ""
         return pb2.ListGamesResponse(games=games, next_page_token=token, waiting_tables=waiting)
 
+    async def watch_player_events(data: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        try:  # services/kit/outbox/service.py
+            await outbox.watch_player_events(
+                parse(pb2.WatchPlayerEventsRequest, data),
+                context,
+                manager=manager,
+                response_type=pb2.WatchPlayerEventsResponse,
+                written_within=_written_within,
+            )
+        except status.KNOWN as exc:
+            await _abort(context, exc, metrics)
+        except Exception:
+            _log.exception("unexpected error")
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; it has been logged")
+
     def unary(fn: Handler, name: str) -> grpc.RpcMethodHandler[Any, Any]:
         # Requests arrive as bytes and are parsed inside the guard, so bytes that are not
         # a message get INVALID_ARGUMENT rather than grpc's own INTERNAL.
@@ -349,6 +364,10 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "ListGames": unary(list_games, "ListGames"),
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
+            ),
+            "WatchPlayerEvents": grpc.unary_stream_rpc_method_handler(
+                watch_player_events,
+                response_serializer=pb2.WatchPlayerEventsResponse.SerializeToString,
             ),
         },
     )

@@ -46,6 +46,36 @@ class GameRecord:
     # Seats created as bots: the per-owner caps on tables with a bot seat, and on tables
     # of bots alone (``bot_seats == players``), count them.
     bot_seats: int = 0
+    # Players' events the creation makes (a table full at once starts): written to the
+    # outbox with the game row, never kept with it.
+    outbox: tuple[OutboxEvent, ...] = ()
+
+
+# --- the outbox: players' events, written with the move that makes them ---------------
+
+
+@dataclass(frozen=True)
+class OutboxEvent:
+    """One player's event as the outbox keeps it (services.kit.outbox makes and reads
+    them). ``body`` is its JSON; ``webhook``: the webhook is to post it."""
+
+    event_id: str  # unique: a second write of the same id is skipped
+    player_id: str
+    game_id: str
+    kind: str
+    body: str
+    created_at: float
+    webhook: bool = False
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An outbox row: its ``sequence`` strictly increases in one store, in commit order,
+    and is never reused (rows deleted by the retention leave gaps)."""
+
+    sequence: int
+    event: OutboxEvent
+    attempts: int = 0  # webhook posts tried
 
 
 @dataclass(frozen=True)
@@ -63,6 +93,9 @@ class MoveRecord:
     due_at: float | None = None  # always written: None clears the row's deadline
     bot_turn: bool = False  # always written
     human_at: float | None = None  # None: ``applied_at`` (an entry a person made)
+    # Players' events this entry makes (services.kit.outbox): written to the outbox in the
+    # same transaction as the move, never kept with it.
+    outbox: tuple[OutboxEvent, ...] = ()
 
 
 # The status filters ``list_games`` takes.
@@ -323,6 +356,40 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Finish pending writes and release connections."""
+
+
+class OutboxStore(Store, Protocol):
+    """A store with the outbox (every backend here): players' events, written by
+    ``create`` and ``append`` with the game row and the move (``outbox`` of the record),
+    in the same transaction."""
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        """``player_id``'s events of ``game_type`` with a sequence above ``after``, in order."""
+
+    async def last_event(self, game_type: str) -> int:
+        """The highest sequence written for ``game_type`` (0: none)."""
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        """Undelivered webhook events of ``game_type`` due at ``now`` and claimed by
+        nobody (or by a claim whose lease ran out), oldest first: each is claimed for
+        ``claimant`` until ``now + lease``. Replicas sharing a store never get the same
+        event while a claim holds."""
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        """The post of a claimed event: delivered, or failed (tried again from
+        ``retry_at``); the claim ends. Ignored when the claim is no longer ``claimant``'s."""
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        """Webhook events of ``game_type`` not delivered yet."""
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        """Remove outbox rows of ``game_type`` written before ``timestamp``; how many."""
 
 
 class SharedStore(Store, Protocol):

@@ -12,8 +12,10 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    OutboxEvent,
     Quarantined,
     Quotas,
+    StoredEvent,
     VersionConflict,
     check_status,
     held,
@@ -37,6 +39,7 @@ class MemoryStore:
         self._moves: dict[str, list[MoveRecord]] = {}
         self._requests: dict[str, dict[str, int]] = {}
         self._quarantined_at: dict[str, float] = {}
+        self._outbox = _Outbox()
 
     async def create(
         self,
@@ -67,9 +70,10 @@ class MemoryStore:
                 if g.owner == game.owner and g.game_type == game.game_type and g.finished_at is None
             ]
             over_quota(game.owner, limits, held(mine))
-        self._games[game.game_id] = game
+        self._games[game.game_id] = dataclasses.replace(game, outbox=())
         self._moves[game.game_id] = []
         self._requests[game.game_id] = {}
+        self._outbox.write(game.game_type, game.outbox)
 
     async def load(self, game_id: str) -> GameRecord | None:
         return self._games.get(game_id)
@@ -90,8 +94,11 @@ class MemoryStore:
             raise VersionConflict(game.version)
         lobby = _copy(move.lobby)
         self._moves[game_id].append(
-            dataclasses.replace(move, lobby=None, due_at=None, bot_turn=False, human_at=None)
+            dataclasses.replace(
+                move, lobby=None, due_at=None, bot_turn=False, human_at=None, outbox=()
+            )
         )
+        self._outbox.write(game.game_type, move.outbox)
         if move.request_id is not None:
             requests[move.request_id] = move.version
         waiting = game.waiting if lobby is None else lobby_waiting(lobby)
@@ -234,5 +241,99 @@ class MemoryStore:
             "moves": [dataclasses.asdict(m) for m in self._moves[game_id]],
         }
 
+    # --- the outbox --------------------------------------------------------------------
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        found = [
+            row.stored()
+            for row in self._outbox.rows
+            if row.game_type == game_type
+            and row.event.player_id == player_id
+            and row.sequence > after
+        ]
+        return found[: max(limit, 0)]
+
+    async def last_event(self, game_type: str) -> int:
+        return max((r.sequence for r in self._outbox.rows if r.game_type == game_type), default=0)
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        due = sorted(
+            (
+                r
+                for r in self._outbox.rows
+                if r.game_type == game_type
+                and r.event.webhook
+                and r.delivered_at is None
+                and r.retry_at <= now
+                and (r.claimed_until is None or r.claimed_until < now)
+            ),
+            key=lambda r: (r.retry_at, r.sequence),
+        )[: max(limit, 0)]
+        for row in due:
+            row.claimed_by, row.claimed_until = claimant, now + lease
+        return [row.stored() for row in due]
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        for row in self._outbox.rows:
+            if row.sequence == sequence and row.claimed_by == claimant and not row.delivered_at:
+                row.attempts += 1
+                row.claimed_by, row.claimed_until = None, None
+                row.delivered_at = now if delivered else None
+                row.retry_at = retry_at
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        return sum(
+            r.game_type == game_type and r.event.webhook and r.delivered_at is None
+            for r in self._outbox.rows
+        )
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        kept = [
+            r
+            for r in self._outbox.rows
+            if r.game_type != game_type or r.event.created_at >= timestamp
+        ]
+        gone = len(self._outbox.rows) - len(kept)
+        self._outbox.rows = kept
+        return gone
+
     async def close(self) -> None:
         return None
+
+
+@dataclasses.dataclass
+class _Row:
+    sequence: int
+    game_type: str
+    event: OutboxEvent
+    attempts: int = 0
+    retry_at: float = 0.0
+    delivered_at: float | None = None
+    claimed_by: str | None = None
+    claimed_until: float | None = None
+
+    def stored(self) -> StoredEvent:
+        return StoredEvent(self.sequence, self.event, self.attempts)
+
+
+class _Outbox:
+    """The outbox's rows, in sequence order."""
+
+    def __init__(self) -> None:
+        self.rows: list[_Row] = []
+        self.ids: set[str] = set()
+        self.last = 0
+
+    def write(self, game_type: str, events: tuple[OutboxEvent, ...]) -> None:
+        for event in events:
+            if event.event_id in self.ids:
+                continue
+            self.ids.add(event.event_id)
+            self.last += 1
+            self.rows.append(_Row(self.last, game_type, event))

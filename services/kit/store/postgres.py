@@ -41,9 +41,11 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    OutboxEvent,
     Quarantined,
     QuotaExceeded,
     Quotas,
+    StoredEvent,
     StoreError,
     VersionConflict,
     check_status,
@@ -119,7 +121,64 @@ CREATE INDEX IF NOT EXISTS tabletop_games_human ON tabletop_games (game_type, hu
 -- bot_turns: games with a bot to move, the longest waiting first.
 CREATE INDEX IF NOT EXISTS tabletop_games_bot_turn ON tabletop_games (game_type, updated_at)
     WHERE finished_at IS NULL AND bot_turn;
+-- The outbox (services.kit.outbox): players' events, written in the transaction of the
+-- move that makes them. An identity is never reused, so cursors stay valid.
+CREATE TABLE IF NOT EXISTS tabletop_player_events (
+    sequence      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    event_id      TEXT NOT NULL UNIQUE,
+    game_type     TEXT NOT NULL,
+    player_id     TEXT NOT NULL,
+    game_id       TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    created_at    DOUBLE PRECISION NOT NULL,
+    webhook       BOOLEAN NOT NULL DEFAULT false,
+    delivered_at  DOUBLE PRECISION,
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    retry_at      DOUBLE PRECISION NOT NULL DEFAULT 0,
+    claimed_by    TEXT,
+    claimed_until DOUBLE PRECISION
+);
+CREATE INDEX IF NOT EXISTS tabletop_player_events_player
+    ON tabletop_player_events (game_type, player_id, sequence);
+CREATE INDEX IF NOT EXISTS tabletop_player_events_created
+    ON tabletop_player_events (game_type, created_at);
+CREATE INDEX IF NOT EXISTS tabletop_player_events_webhook
+    ON tabletop_player_events (game_type, retry_at, sequence)
+    WHERE webhook AND delivered_at IS NULL;
 """
+# Outbox rows commit in their sequence's order: every write of events takes this lock
+# (until its commit) before its rows draw their sequences, so a reader that has seen
+# sequence n never later finds a smaller one committed (it would skip it for ever).
+_OUTBOX_LOCK = 0x7AB1E0B0
+_EVENT_COLUMNS = "sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts"
+
+
+def _stored_event(row: tuple[Any, ...]) -> StoredEvent:
+    sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts = row
+    event = OutboxEvent(event_id, player_id, game_id, kind, body, created_at, bool(webhook))
+    return StoredEvent(sequence, event, attempts)
+
+
+async def _write_outbox(
+    conn: psycopg.AsyncConnection[Any], game_type: str, events: tuple[OutboxEvent, ...]
+) -> None:
+    """The events' rows, in the caller's transaction (an id written before is skipped)."""
+    if not events:
+        return
+    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_OUTBOX_LOCK,))
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO tabletop_player_events (event_id, game_type, player_id, game_id,"
+            " kind, body, created_at, webhook) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (event_id) DO NOTHING",
+            [
+                (e.event_id, game_type, e.player_id, e.game_id, e.kind, e.body, e.created_at,
+                 e.webhook)
+                for e in events
+            ],
+        )  # fmt: skip
+
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, token_hashes, version,"
@@ -323,6 +382,7 @@ class PostgresStore:
                 )
             except errors.UniqueViolation as exc:
                 raise GameExists(game.game_id) from exc
+            await _write_outbox(conn, game.game_type, game.outbox)
 
     async def append(self, game_id: str, move: MoveRecord) -> None:
         async with self._connection() as conn:
@@ -404,6 +464,12 @@ class PostgresStore:
                 move.applied_at,
             ),
         )
+        if move.outbox:
+            cur = await conn.execute(
+                "SELECT game_type FROM tabletop_games WHERE game_id = %s", (game_id,)
+            )
+            row = await cur.fetchone()
+            await _write_outbox(conn, row[0] if row else "", move.outbox)
         await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{move.version} {game_id}"))
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
@@ -584,6 +650,76 @@ class PostgresStore:
                     "SELECT * FROM tabletop_moves WHERE game_id = %s ORDER BY version"
                 ),
             }
+
+    # --- the outbox ------------------------------------------------------------------
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM tabletop_player_events WHERE game_type = %s"
+                " AND player_id = %s AND sequence > %s ORDER BY sequence LIMIT %s",
+                (game_type, player_id, after, max(limit, 0)),
+            )
+            return [_stored_event(row) for row in await cur.fetchall()]
+
+    async def last_event(self, game_type: str) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT max(sequence) FROM tabletop_player_events WHERE game_type = %s",
+                (game_type,),
+            )
+            row = await cur.fetchone()
+            return int(row[0] or 0) if row else 0
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        # SKIP LOCKED: replicas claiming at once take different rows; a claim whose lease
+        # ran out (its replica died) is taken again.
+        async with self._connection() as conn, conn.transaction():
+            cur = await conn.execute(
+                "UPDATE tabletop_player_events SET claimed_by = %s, claimed_until = %s"
+                " WHERE sequence IN (SELECT sequence FROM tabletop_player_events"
+                "   WHERE game_type = %s AND webhook AND delivered_at IS NULL AND retry_at <= %s"
+                "   AND (claimed_until IS NULL OR claimed_until < %s)"
+                "   ORDER BY retry_at, sequence LIMIT %s FOR UPDATE SKIP LOCKED)"
+                f" RETURNING {_EVENT_COLUMNS}",
+                (claimant, now + lease, game_type, now, now, max(limit, 0)),
+            )
+            rows = sorted(await cur.fetchall(), key=lambda r: r[0])
+            return [_stored_event(row) for row in rows]
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        async with self._connection() as conn:
+            await conn.execute(
+                "UPDATE tabletop_player_events SET attempts = attempts + 1, claimed_by = NULL,"
+                " claimed_until = NULL,"
+                " delivered_at = CASE WHEN %s THEN %s::double precision END, retry_at = %s"
+                " WHERE sequence = %s AND claimed_by = %s AND delivered_at IS NULL",
+                (delivered, now, retry_at, sequence, claimant),
+            )
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM tabletop_player_events WHERE game_type = %s"
+                " AND webhook AND delivered_at IS NULL",
+                (game_type,),
+            )
+            row = await cur.fetchone()
+            return int(row[0]) if row else 0
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "DELETE FROM tabletop_player_events WHERE game_type = %s AND created_at < %s",
+                (game_type, timestamp),
+            )
+            return cur.rowcount
 
     # --- following the other replicas ------------------------------------------------
 

@@ -37,10 +37,12 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    OutboxEvent,
     Quarantined,
     QuotaExceeded,
     Quotas,
     StoreCorrupt,
+    StoredEvent,
     StoreError,
     VersionConflict,
     check_status,
@@ -123,6 +125,55 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS games_bot_turn ON games (game_type, updated_at)"
     " WHERE finished_at IS NULL AND bot_turn = 1",
 )
+# The outbox (services.kit.outbox): players' events, written in the transaction of the
+# move that makes them; a file written before it gets the table on open. AUTOINCREMENT:
+# a sequence is never reused once the retention deletes rows (cursors hold sequences).
+OUTBOX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS player_events (
+    sequence      INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id      TEXT NOT NULL UNIQUE,
+    game_type     TEXT NOT NULL,
+    player_id     TEXT NOT NULL,
+    game_id       TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    created_at    REAL NOT NULL,
+    webhook       INTEGER NOT NULL DEFAULT 0,
+    delivered_at  REAL,
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    retry_at      REAL NOT NULL DEFAULT 0,
+    claimed_by    TEXT,
+    claimed_until REAL
+);
+CREATE INDEX IF NOT EXISTS player_events_player ON player_events (game_type, player_id, sequence);
+CREATE INDEX IF NOT EXISTS player_events_created ON player_events (game_type, created_at);
+CREATE INDEX IF NOT EXISTS player_events_webhook ON player_events (game_type, retry_at, sequence)
+    WHERE webhook = 1 AND delivered_at IS NULL;
+"""
+_EVENT_COLUMNS = "sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts"
+
+
+def _stored_event(row: tuple[Any, ...]) -> StoredEvent:
+    sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts = row
+    event = OutboxEvent(event_id, player_id, game_id, kind, body, created_at, bool(webhook))
+    return StoredEvent(sequence, event, attempts)
+
+
+def _write_outbox(
+    conn: sqlite3.Connection, game_type: str, events: tuple[OutboxEvent, ...]
+) -> None:
+    """The events' rows, in the caller's transaction (an id written before is skipped)."""
+    conn.executemany(
+        "INSERT INTO player_events (event_id, game_type, player_id, game_id, kind, body,"
+        " created_at, webhook) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
+        [
+            (e.event_id, game_type, e.player_id, e.game_id, e.kind, e.body, e.created_at,
+             int(e.webhook))
+            for e in events
+        ],
+    )  # fmt: skip
+
+
 _GAME_COLUMNS = (
     "g.game_id, g.game_type, g.players, g.options, g.seed, g.token_hashes, g.version,"
     " g.created_at, g.updated_at, g.finished_at, g.owner, q.reason,"
@@ -280,6 +331,7 @@ class SqliteStore:
                         setup.execute(BACKFILLS[table, column])
             for statement in INDEXES:
                 setup.execute(statement)
+            setup.executescript(OUTBOX_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupt(
                 f"sqlite file {self.path} is corrupt ({exc}); restore it from a backup"
@@ -410,6 +462,7 @@ class SqliteStore:
                 )
             except sqlite3.IntegrityError as exc:
                 raise GameExists(game.game_id) from exc
+            _write_outbox(conn, game.game_type, game.outbox)
 
         await self._write(op)
 
@@ -484,6 +537,11 @@ class SqliteStore:
                 if used is None:
                     raise
                 raise used from None
+            if move.outbox:
+                game_type = conn.execute(
+                    "SELECT game_type FROM games WHERE game_id = ?", (game_id,)
+                ).fetchone()[0]
+                _write_outbox(conn, game_type, move.outbox)
 
         await self._write(op)
 
@@ -711,6 +769,84 @@ class SqliteStore:
             }
 
         return await self._read(fn)
+
+    # --- the outbox --------------------------------------------------------------------
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        def fn(conn: sqlite3.Connection) -> list[StoredEvent]:
+            rows = conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM player_events WHERE game_type = ?"
+                " AND player_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+                (game_type, player_id, after, max(limit, 0)),
+            ).fetchall()
+            return [_stored_event(row) for row in rows]
+
+        return await self._read(fn)
+
+    async def last_event(self, game_type: str) -> int:
+        def fn(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT max(sequence) FROM player_events WHERE game_type = ?", (game_type,)
+            ).fetchone()
+            return int(row[0] or 0)
+
+        return await self._read(fn)
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        def op(conn: sqlite3.Connection) -> list[StoredEvent]:
+            # One writer thread: the select and the claim are one step.
+            rows = conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM player_events WHERE game_type = ?"
+                " AND webhook = 1 AND delivered_at IS NULL AND retry_at <= ?"
+                " AND (claimed_until IS NULL OR claimed_until < ?)"
+                " ORDER BY retry_at, sequence LIMIT ?",
+                (game_type, now, now, max(limit, 0)),
+            ).fetchall()
+            conn.executemany(
+                "UPDATE player_events SET claimed_by = ?, claimed_until = ? WHERE sequence = ?",
+                [(claimant, now + lease, row[0]) for row in rows],
+            )
+            return [_stored_event(row) for row in rows]
+
+        return await self._write(op)
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "UPDATE player_events SET attempts = attempts + 1, claimed_by = NULL,"
+                " claimed_until = NULL, delivered_at = CASE WHEN ? THEN ? END, retry_at = ?"
+                " WHERE sequence = ? AND claimed_by = ? AND delivered_at IS NULL",
+                (delivered, now, retry_at, sequence, claimant),
+            )
+
+        await self._write(op)
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        def fn(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT count(*) FROM player_events WHERE game_type = ? AND webhook = 1"
+                " AND delivered_at IS NULL AND retry_at >= 0",
+                (game_type,),
+            ).fetchone()
+            return int(row[0])
+
+        return await self._read(fn)
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        def op(conn: sqlite3.Connection) -> int:
+            gone = conn.execute(
+                "DELETE FROM player_events WHERE game_type = ? AND created_at < ?",
+                (game_type, timestamp),
+            )
+            return int(gone.rowcount)
+
+        return await self._write(op)
 
     async def close(self) -> None:
         if self._closed:
