@@ -11,6 +11,8 @@
     python -m client history channeling GAME [--token T]
     python -m client bot channeling [GAME --token T]   # random legal moves to the end
     python -m client bot shrine --level hard           # seat 0 at random against a hard bot
+    python -m client mygames                           # a player's games (TABLETOP_JWT)
+    python -m client follow                            # a player's turns as they come
 
 Tables (open seats, bots, clocks) and the lobby:
 
@@ -42,6 +44,7 @@ from typing import Any
 import grpc
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
+from client import mygames
 from client.api import FINISHED, IN_PROGRESS, refusal
 from client.bot import cmd_bot
 from client.game import Game, chosen_move, move_texts, seat_label, show_state, show_turn
@@ -195,6 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("games", help="the games the gateway routes")
+    mygames.add_commands(sub)  # a player's games and events (client/mygames.py)
 
     def game_command(name: str, help_text: str, game_id: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
@@ -343,6 +347,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.command == "games":
             cmd_games(channel, args)
+        elif args.command in mygames.COMMANDS:
+            mygames.COMMANDS[args.command](channel, args)
         else:
             COMMANDS[args.command](Game(args.name, channel), args)
         sys.stdout.flush()  # here, where a reader gone away is caught below
