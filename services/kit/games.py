@@ -59,6 +59,9 @@ from services.kit.errors import (
 )
 from services.kit.kernel import always_public
 from services.kit.outbox.tracker import PlayerEvents
+from services.kit.players import seats as holders
+from services.kit.players.seats import Caller, PlayerPolicy
+from services.kit.players.verifier import Player
 from services.kit.seats import Seats
 from services.kit.store import (
     CorruptRow,
@@ -111,6 +114,7 @@ class SeatInfo:
     level: str
     bank: float | None  # seconds left when its decision began (or now)
     deadline: float | None  # for a seat to act under a clock
+    player_id: str = ""  # the player holding it (docs/players.md)
 
 
 @dataclass(frozen=True)
@@ -230,6 +234,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         bots: Any = None,
         bot_games: int = 1,
         alarms: bool | None = None,
+        players: PlayerPolicy | None = None,
     ) -> None:
         self.engine = engine
         self.game_type = engine.GAME.name
@@ -242,6 +247,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         self.watch_queue_limit = watch_queue_limit
         self.watch_stall_seconds = watch_stall_seconds  # one write waiting longer ends a stream
         self.creators = creators  # who may create games, and their quotas (None: anyone)
+        # Whose player tokens the service trusts, and the per-player quotas.
+        self.players = players or PlayerPolicy.off()
         self.clock = clock
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -279,6 +286,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         owner_limit: int = 0,
         quota: str = "",
         plan: tables.Plan | None = None,
+        player: Player | None = None,
+        several_seats: bool = False,
     ) -> tuple[LiveGame, dict[int, str]]:
         """A new game and a secret token for each seat reserved for the creator (every
         seat without a ``plan``); the store keeps only their hashes.
@@ -288,6 +297,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         with an ``owner``, a table with open seats also counts against the owner's
         waiting tables, one with a bot seat against its bot tables, and one of bots
         alone against its all-bot tables.
+
+        With a ``player`` (a player's CreateGame), the reserved seats are the player's (one
+        unless ``several_seats``), counted against its per-player quotas.
         """
         info = self.engine.GAME
         if not info.min_players <= players <= info.max_players:
@@ -298,6 +310,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             raise LimitReached(
                 f"this service has its maximum of {self.max_games} games in progress",
                 limit="max_games",
+            )
+        if player is not None:
+            plan = holders.claim(
+                plan or tables.Plan.from_dict(None, players), player, several_seats
             )
         if seed is None:
             seed = secrets.randbits(63)
@@ -334,6 +350,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             bot_turn=table.bot_to_move() is not None,
             human_at=now,
             bot_seats=sum(s.state == tables.BOT for s in table.seats),
+            seat_players=holders.seat_players(table.seats),
         )
         record = dataclasses.replace(
             record, outbox=self.player_events.created(record.game_id, table, now)
@@ -347,11 +364,16 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 self.all_bot_tables_per_client,
             )
         try:
-            if quotas.applying_to(record):
+            if player is not None:
+                await self.store.create(record, quotas=quotas, player_quotas=self.players.quotas())
+            elif quotas.applying_to(record):
                 await self.store.create(record, quotas=quotas)
             else:  # stores written before quotas (a benchmark's) take the game alone
                 await self.store.create(record)
         except QuotaExceeded as exc:
+            by_player = holders.refusal(exc)
+            if by_player is not None:
+                raise by_player from None
             if exc.quota != "games":
                 raise _refusal(exc) from None
             raise LimitReached(
@@ -560,6 +582,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                     tables.shown_level(s.state, s.level, finished),
                     s.bank,
                     table.deadline(i) if i in to_act else None,
+                    s.player_id,
                 )
                 for i, s in enumerate(table.seats)
             ),
@@ -570,10 +593,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         """The rules' outcome, or the table's (resigned, expired, abandoned)."""
         return game.table.final_outcome(self.engine.outcome(game.state))
 
-    def _seat(self, game: LiveGame, seat_token: str | None) -> int | None:
-        return auth.seat_of(seat_token, game.table.token_hashes)
+    def _seat(self, game: LiveGame, seat_token: Caller) -> int | None:
+        return holders.seat_for(game.table, seat_token)
 
-    async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:
+    async def read(self, game_id: str, seat_token: Caller) -> tuple[Snapshot, int | None]:
         """The game as the token's seat sees it. A read never writes nor waits for a
         search: what the clock made due is landed right after, off this call."""
         async with self.locked(game_id) as game:
@@ -582,7 +605,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             return self.snapshot(game, seat), seat
 
     async def legal_moves(
-        self, game_id: str, seat_token: str | None
+        self, game_id: str, seat_token: Caller
     ) -> tuple[Snapshot, list[Any], int | None]:
         """The token's seat's legal moves, once what the clock made due has landed: a
         seat whose time is up is never offered a move."""
@@ -625,7 +648,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         return Turn(move.version, move.seat, shown, events, move.applied_at)
 
     async def history(
-        self, game_id: str, seat_token: str | None, after: int, limit: int
+        self, game_id: str, seat_token: Caller, after: int, limit: int
     ) -> tuple[Snapshot, list[Turn]]:
         async with self.locked(game_id) as game:
             self.due_soon(game)
@@ -651,7 +674,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
     async def submit(
         self,
         game_id: str,
-        seat_token: str | None,
+        seat_token: Caller,
         decode_move: Callable[[], Any],
         expected_version: int | None,
         request_id: str | None,
@@ -675,7 +698,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         async with self.acting(game_id) as game:
             seat = self._seat(game, seat_token)
             if seat is None:
-                raise auth.MissingToken("a move needs a seat token: authorization: Bearer <token>")
+                raise holders.no_seat(seat_token, "a move needs a seat token")
             if expected_version is not None and expected_version > game.version:
                 # The caller saw a later version: another replica logged moves this one
                 # has not heard of yet. Read them from the shared log first; a retry's

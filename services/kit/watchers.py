@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from services.kit.errors import Unavailable, VersionOutOfRange, WatcherTooSlow
 from services.kit.manager import Manager
+from services.kit.players.seats import Caller
 from services.kit.store import MoveRecord
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ class Watchers(Manager):
         watcher.wake.set()
 
     async def watch(
-        self, game_id: str, seat_token: str | None, from_version: int | None
+        self, game_id: str, seat_token: Caller, from_version: int | None
     ) -> AsyncGenerator[WatchItem, None]:
         """The view now (``from_version`` None), or the turns after ``from_version``; then
         every new turn."""

@@ -20,6 +20,7 @@ from services.kit.outbox.events import (
     YOUR_TURN,
     PlayerEvent,
 )
+from services.kit.players import Player
 from services.kit.store import (
     DuplicateRequest,
     GameRecord,
@@ -227,12 +228,6 @@ async def test_webhook_claims_results_and_retention(store):
 # --- the manager's hook ----------------------------------------------------------------
 
 
-def seated(game, *players: str) -> None:
-    """Players at the seats, as a player's CreateGame/JoinGame leaves them."""
-    for seat, player in zip(game.table.seats, players, strict=True):
-        seat.player_id = player
-
-
 @pytest.mark.parametrize("url", ["memory://", "sqlite"])
 async def test_each_move_tells_the_next_player_and_the_end_tells_both(url, tmp_path):
     if url == "sqlite":
@@ -241,10 +236,9 @@ async def test_each_move_tells_the_next_player_and_the_end_tells_both(url, tmp_p
     m = GameManager(channeling, store)
     game, tokens = await m.create(2, channeling.Options(), plan=tables.Plan(
         (tables.SeatPlan("reserved", "", "medium"), tables.SeatPlan("open", "", "medium")), None
-    ))  # fmt: skip
+    ), player=Player("alice", "Alice", "iss"))  # fmt: skip
     gid = game.record.game_id
-    seated(game, "alice", "bob")
-    _, seat, token = await m.join(gid, None, "Bob")
+    _, seat, token = await m.join(gid, None, "", Player("bob", "Bob", "iss"))
     tokens[seat] = token
     rng = random.Random(3)
     expected: list[tuple[str, int]] = [(GAME_STARTED, 0), (GAME_STARTED, 1)]

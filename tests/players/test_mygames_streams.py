@@ -18,7 +18,8 @@ from gateway.players import Players
 from gateway.players.mygames import decode_cursor
 from services.channeling import engine as channeling
 from services.kit import table as tables
-from services.kit.players import StaticKey, Verifier
+from services.kit.players import Player, StaticKey, Verifier
+from services.kit.players.seats import PlayerPolicy
 from services.kit.status import error_info
 from tests.players.support import AUDIENCE, ISSUER, Signer
 from tests.support import gateway_in_process, service_in_process
@@ -34,7 +35,7 @@ def signer() -> Signer:
 
 def trust(svc, signer: Signer) -> None:
     key = jwt.PyJWK(signer.jwk(), algorithm="EdDSA")
-    svc.manager.player_events.verifier = Verifier(StaticKey(key), issuer=ISSUER, audience=AUDIENCE)
+    svc.manager.players = PlayerPolicy(Verifier(StaticKey(key), issuer=ISSUER, audience=AUDIENCE))
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -42,25 +43,16 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 async def table_of(manager, alice: str, bob: str):
-    """A two-player game, its seats held by players (as a player's CreateGame and
-    JoinGame leave them), started by the join."""
+    """A two-player game: alice's CreateGame with an open seat, bob's JoinGame starts it."""
     plan = tables.Plan(
         (tables.SeatPlan("reserved", "", "medium"), tables.SeatPlan("open", "", "medium")), None
     )
-    game, tokens = await manager.create(2, channeling.Options(), plan=plan)
-    for seat, player in zip(game.table.seats, (alice, bob), strict=True):
-        seat.player_id = player
-    _, seat, token = await manager.join(game.record.game_id, None, "Bob")
+    game, tokens = await manager.create(
+        2, channeling.Options(), plan=plan, player=Player(alice, "Alice", ISSUER)
+    )
+    _, seat, token = await manager.join(game.record.game_id, None, "", Player(bob, "Bob", ISSUER))
     tokens[seat] = token
     return game.record.game_id, tokens
-
-
-async def hold(manager, game_id: str, *players: str) -> None:
-    """The seats' players on a game loaded from the log (until the store keeps them)."""
-    game = await manager.get(game_id)
-    for seat, player in zip(game.table.seats, players, strict=True):
-        seat.player_id = player
-    manager.player_events.seen(game, manager.outcome(game) is not None)
 
 
 async def move(manager, game_id: str, tokens: dict[int, str], rng: random.Random):
@@ -190,7 +182,6 @@ async def test_watch_my_games_fans_in_resumes_and_survives_a_service_restart(sig
             svc = await svc_cm.__aenter__()
             trust(svc, signer)
             events_after = []
-            await hold(svc.manager, gid, "alice", "bob")  # the reloaded game's players
             for _ in range(40):
                 snap = await move(svc.manager, gid, tokens, rng)
                 if snap.outcome is not None:
@@ -199,7 +190,7 @@ async def test_watch_my_games_fans_in_resumes_and_survives_a_service_restart(sig
                 "channeling", "bob", decode_cursor(last)["channeling"]
             )
             assert rows, "bob was told nothing in 40 moves"
-            for row in rows:
+            for _ in rows:
                 message = await next_message(fresh, timeout=20)
                 events_after.append(message.event.event_id)
             assert events_after == [r.event.event_id for r in rows]

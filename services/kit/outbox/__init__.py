@@ -12,7 +12,7 @@ docs/players.md, "Events and webhooks", says what a player and a platform see.
 """
 
 from services.kit.outbox.events import KINDS, WEBHOOK_KINDS, Header, PlayerEvent, derive
-from services.kit.outbox.service import PlayerTokenRequired, watch_player_events
+from services.kit.outbox.service import watch_player_events
 from services.kit.outbox.tracker import PlayerEvents, header_of
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "Header",
     "PlayerEvent",
     "PlayerEvents",
-    "PlayerTokenRequired",
     "derive",
     "header_of",
     "watch_player_events",

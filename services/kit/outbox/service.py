@@ -17,19 +17,13 @@ from typing import Any
 import grpc
 import structlog
 
-from services.kit import auth
 from services.kit.errors import BadRequest, WatcherTooSlow
 from services.kit.outbox.events import PlayerEvent
 from services.kit.outbox.feed import follow
 from services.kit.players import MAX_TOKEN_CHARS, Player, Verifier, looks_like_jwt
+from services.kit.players.seats import PlayerTokenRequired
 
 _log = structlog.get_logger("outbox")
-
-
-class PlayerTokenRequired(auth.MissingToken):
-    """The call is a player's: it needs a player's token (a JWT), not a seat's or none."""
-
-    reason = "PLAYER_TOKEN_REQUIRED"
 
 
 def player_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
@@ -67,7 +61,7 @@ async def watch_player_events(
     if request.after < 0:
         raise BadRequest("after must be 0 or more")
     events = manager.player_events
-    player = await caller(events.verifier, context.invocation_metadata())
+    player = await caller(manager.players.verifier, context.invocation_metadata())
     stream = follow(manager.store, events, player.id, request.after, events.poll_seconds)
     async with contextlib.aclosing(stream):
         async for row in stream:

@@ -18,7 +18,6 @@ import structlog
 
 from services.kit import table as tables
 from services.kit.outbox.events import Header, derive
-from services.kit.players import Verifier
 from services.kit.store import OutboxEvent
 
 _log = structlog.get_logger("outbox")
@@ -33,7 +32,7 @@ def header_of(game_type: str, game_id: str, version: int, table: Any, finished: 
         game_type=game_type,
         game_id=game_id,
         version=version,
-        players=tuple(str(getattr(s, "player_id", "") or "") for s in seats),
+        players=tuple(s.player_id for s in seats),
         to_act=to_act,
         deadlines=tuple(table.deadline(i) if i in to_act else None for i in range(len(seats))),
         started=not table.waiting,
@@ -50,8 +49,6 @@ class PlayerEvents:
     def __init__(self, game_type: str) -> None:
         self.game_type = game_type
         self.webhooks = False  # set when a webhook URL is configured: rows are marked to post
-        # Who a player's token names (the service's verifier; by default none is trusted).
-        self.verifier = Verifier(None, issuer="", audience="tabletop")
         # Streams read the outbox again this often (replicas sharing a store); None: only
         # when this process writes an event of theirs.
         self.poll_seconds: float | None = None

@@ -13,7 +13,9 @@ from .base import (
     GameRecord,
     MoveRecord,
     OutboxEvent,
+    PlayerQuotas,
     Quarantined,
+    QuotaExceeded,
     Quotas,
     StoredEvent,
     VersionConflict,
@@ -23,6 +25,7 @@ from .base import (
     lobby_waiting,
     option_filter,
     over_quota,
+    players_of,
 )
 
 
@@ -40,6 +43,8 @@ class MemoryStore:
         self._requests: dict[str, dict[str, int]] = {}
         self._quarantined_at: dict[str, float] = {}
         self._outbox = _Outbox()
+        # The players' index: by game, each seat's player.
+        self._players: dict[str, dict[int, str]] = {}
 
     async def create(
         self,
@@ -47,6 +52,7 @@ class MemoryStore:
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         if game.game_id in self._games:
             raise GameExists(game.game_id)
@@ -70,10 +76,29 @@ class MemoryStore:
                 if g.owner == game.owner and g.game_type == game.game_type and g.finished_at is None
             ]
             over_quota(game.owner, limits, held(mine))
+        player_limits = (player_quotas or PlayerQuotas()).applying_to(game)
+        for player in players_of(game) if player_limits else ():
+            held_by = self._held_by(player, game.game_type)
+            counts = {
+                "player_games": len(held_by),
+                "player_waiting": sum(g.waiting for g in held_by),
+            }
+            over_quota(player, player_limits, counts)
         self._games[game.game_id] = dataclasses.replace(game, outbox=())
+        self._players[game.game_id] = {i: p for i, p in enumerate(game.seat_players) if p}
         self._moves[game.game_id] = []
         self._requests[game.game_id] = {}
         self._outbox.write(game.game_type, game.outbox)
+
+    def _held_by(self, player: str, game_type: str) -> list[GameRecord]:
+        """The unfinished games of ``game_type`` where ``player`` holds a seat."""
+        return [
+            g
+            for gid, seats in self._players.items()
+            if player in seats.values()
+            and (g := self._games[gid]).game_type == game_type
+            and g.finished_at is None
+        ]
 
     async def load(self, game_id: str) -> GameRecord | None:
         return self._games.get(game_id)
@@ -92,10 +117,25 @@ class MemoryStore:
             raise DuplicateRequest(requests[move.request_id])
         if game.version != move.version - 1:
             raise VersionConflict(game.version)
+        player, most = move.seat_player, move.player_games
+        if player and most and len(self._held_by(player, game.game_type)) >= most:
+            raise QuotaExceeded(player, most, "player_games")
+        if move.seat_player is not None:
+            seats = self._players.setdefault(game_id, {})
+            seats.pop(move.seat, None)
+            if move.seat_player:
+                seats[move.seat] = move.seat_player
         lobby = _copy(move.lobby)
         self._moves[game_id].append(
             dataclasses.replace(
-                move, lobby=None, due_at=None, bot_turn=False, human_at=None, outbox=()
+                move,
+                outbox=(),
+                lobby=None,
+                due_at=None,
+                bot_turn=False,
+                human_at=None,
+                seat_player=None,
+                player_games=0,
             )
         )
         self._outbox.write(game.game_type, move.outbox)
@@ -122,6 +162,7 @@ class MemoryStore:
         ]
         for gid in gone:
             del self._games[gid], self._moves[gid], self._requests[gid]
+            self._players.pop(gid, None)
             self._quarantined_at.pop(gid, None)
         return gone
 
@@ -145,12 +186,15 @@ class MemoryStore:
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         check_status(status)
         wanted = option_filter(options)
 
         def listed(g: GameRecord) -> bool:
             if g.game_type != game_type or g.quarantined is not None:
+                return False
+            if player is not None and player not in self._players.get(g.game_id, {}).values():
                 return False
             finished = g.finished_at is not None
             if status == "waiting" and not (g.waiting and not finished):
