@@ -229,6 +229,13 @@ class MyGames:
             if isinstance(answer, Refused):
                 raise answer
             if isinstance(answer, BaseException):
+                failed = answer if isinstance(answer, grpc.aio.AioRpcError) else None
+                _log.warning(
+                    "my_games_service_unavailable",
+                    service=routed.service,
+                    error=failed.code().name if failed else type(answer).__name__,
+                    detail=((failed.details() or "") if failed else str(answer))[:200],
+                )
                 if routed.service not in unavailable:
                     unavailable.append(routed.service)
                 continue
@@ -245,7 +252,13 @@ class MyGames:
         call = backend.method("unary_unary", f"/{routed.service}/ListGames")
         request = routed.pb2.ListGamesRequest(mine=True, status=game_status, page_size=size)
         try:
-            data = await call(request.SerializeToString(), metadata=(header,), timeout=self.timeout)
+            # Waits for a channel reconnecting to a restarted service, within the timeout.
+            data = await call(
+                request.SerializeToString(),
+                metadata=(header,),
+                timeout=self.timeout,
+                wait_for_ready=True,
+            )
         except grpc.aio.AioRpcError as exc:
             if exc.code() in _CALLER_FAULTS:
                 raise _relayed(exc) from None
@@ -326,7 +339,7 @@ class MyGames:
             assert backend is not None
             call = backend.method("unary_stream", f"/{routed.service}/WatchPlayerEvents")
             request = routed.pb2.WatchPlayerEventsRequest(after=after)
-            stream = call(request.SerializeToString(), metadata=(header,))
+            stream = call(request.SerializeToString(), metadata=(header,), wait_for_ready=True)
             try:
                 async for data in stream:
                     attempt = 0
