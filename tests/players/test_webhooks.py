@@ -213,3 +213,38 @@ def test_a_body_is_the_event_and_nothing_else():
         "sequence", "eventId", "kind", "playerId", "gameType", "gameId", "version", "seat",
         "deadline", "bySeat", "rematchGameId", "happenedAt",
     }  # fmt: skip
+
+
+async def test_control_without_retries_the_refused_events_are_lost(receiver, monkeypatch):
+    """The retry test's control: a poster that takes any answer as done (no retry)
+    leaves the events the receiver refused undelivered for ever."""
+    store = open_store("memory://")
+    clock = Clock()
+    events = [event(n) for n in range(1, 4)]
+    tracker = await outbox_with(store, events)
+    receiver.answer = lambda n: 503 if n < 2 else 200
+    real = store.webhook_result
+
+    async def no_retry(sequence, claimant, delivered, now, retry_at):
+        await real(sequence, claimant, True, now, now)
+
+    monkeypatch.setattr(store, "webhook_result", no_retry)
+    sender = hooks.Webhooks(store, tracker, receiver.url, SECRET, clock=clock)
+    for _ in range(5):
+        await sender.deliver()
+        clock.at += 700
+    delivered = {p.event_id for p in receiver.delivered()}
+    assert len(delivered) == 1 and len(receiver.posts) == 3
+
+
+async def test_a_redirect_is_not_a_delivery(receiver):
+    store = open_store("memory://")
+    clock = Clock()
+    tracker = await outbox_with(store, [event(1)])
+    receiver.answer = lambda n: 302 if n == 0 else 200
+    sender = hooks.Webhooks(store, tracker, receiver.url, SECRET, clock=clock)
+    await sender.deliver()
+    assert receiver.delivered() == [] and await store.webhooks_pending("channeling") == 1
+    clock.at += 2
+    await sender.deliver()
+    assert [p.event_id for p in receiver.delivered()] == [event(1).event_id]

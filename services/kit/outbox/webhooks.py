@@ -26,6 +26,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from typing import Any
 
 import structlog
 from prometheus_client import Counter, Gauge
@@ -71,11 +72,21 @@ def verify(
     return any(hmac.compare_digest(expected, given) for given in parts.get("v1", []))
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not a delivery: it is not followed (a 3xx fails)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
     """POST ``body``; the answer's status (0 when none came). Runs on a thread."""
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
+        with _OPENER.open(request, timeout=timeout) as answer:
             answer.read(65536)
             return int(answer.status)
     except urllib.error.HTTPError as exc:
