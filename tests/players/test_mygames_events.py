@@ -3,6 +3,7 @@ written in the write's own transaction, in every backend."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 
@@ -155,7 +156,7 @@ def outbox_event(game_id: str, n: int, player: str = "alice", webhook: bool = Tr
 def game_record(game_id: str, **kw) -> GameRecord:
     return GameRecord(
         game_id=game_id,
-        game_type="outboxtest",
+        game_type=game_id,  # a type of its own: a shared database holds other tests' rows
         players=2,
         options={},
         seed=1,
@@ -169,15 +170,15 @@ async def test_events_are_written_with_the_game_and_with_the_move(store):
     gid = f"g{random.randrange(10**9)}"
     await store.create(game_record(gid, outbox=(outbox_event(gid, 0),)))
     await store.append(gid, MoveRecord(1, 0, "m", applied_at=101.0, outbox=(outbox_event(gid, 1),)))
-    rows = await store.player_events("outboxtest", "alice", 0)
+    rows = await store.player_events(gid, "alice", 0)
     assert [r.event.event_id for r in rows] == [f"t:{gid}:0", f"t:{gid}:1"]
     assert rows[0].sequence < rows[1].sequence
-    assert await store.player_events("outboxtest", "alice", rows[0].sequence) == rows[1:]
-    assert await store.player_events("outboxtest", "bob", 0) == []
-    assert await store.last_event("outboxtest") >= rows[1].sequence
+    assert await store.player_events(gid, "alice", rows[0].sequence) == rows[1:]
+    assert await store.player_events(gid, "bob", 0) == []
+    assert await store.last_event(gid) >= rows[1].sequence
     # The same event id again (a write retried) is kept once.
     await store.append(gid, MoveRecord(2, 1, "n", applied_at=102.0, outbox=(outbox_event(gid, 1),)))
-    assert len(await store.player_events("outboxtest", "alice", 0)) == 2
+    assert len(await store.player_events(gid, "alice", 0)) == 2
 
 
 async def test_a_refused_write_makes_no_event(store):
@@ -192,37 +193,35 @@ async def test_a_refused_write_makes_no_event(store):
         await store.append(
             gid, MoveRecord(2, 0, "m", request_id="r1", outbox=(outbox_event(gid, 6),))
         )
-    assert await store.player_events("outboxtest", "alice", 0) == []
+    assert await store.player_events(gid, "alice", 0) == []
 
 
 async def test_webhook_claims_results_and_retention(store):
     gid = f"g{random.randrange(10**9)}"
     events = (outbox_event(gid, 0), outbox_event(gid, 1), outbox_event(gid, 2, webhook=False))
     await store.create(game_record(gid, outbox=events))
-    assert await store.webhooks_pending("outboxtest") == 2
-    first = await store.claim_webhooks("outboxtest", "a", now=200.0, lease=30.0, limit=1)
+    assert await store.webhooks_pending(gid) == 2
+    first = await store.claim_webhooks(gid, "a", now=200.0, lease=30.0, limit=1)
     assert [r.event.event_id for r in first] == [f"t:{gid}:0"]
     # Another claimant meanwhile takes the other; nothing is left for a third.
-    second = await store.claim_webhooks("outboxtest", "b", now=200.0, lease=30.0)
+    second = await store.claim_webhooks(gid, "b", now=200.0, lease=30.0)
     assert [r.event.event_id for r in second] == [f"t:{gid}:1"]
-    assert await store.claim_webhooks("outboxtest", "c", now=201.0, lease=30.0) == []
+    assert await store.claim_webhooks(gid, "c", now=201.0, lease=30.0) == []
     # a delivers; b's claim runs out (b died): c takes it after the lease.
     await store.webhook_result(first[0].sequence, "a", True, 202.0, 202.0)
-    assert await store.claim_webhooks("outboxtest", "c", now=229.0, lease=30.0) == []
-    again = await store.claim_webhooks("outboxtest", "c", now=231.0, lease=30.0)
+    assert await store.claim_webhooks(gid, "c", now=229.0, lease=30.0) == []
+    again = await store.claim_webhooks(gid, "c", now=231.0, lease=30.0)
     assert [r.event.event_id for r in again] == [f"t:{gid}:1"]
     # b's late answer is ignored: the claim is c's.
     await store.webhook_result(second[0].sequence, "b", True, 232.0, 232.0)
-    assert await store.webhooks_pending("outboxtest") == 1
+    assert await store.webhooks_pending(gid) == 1
     # c fails: retried no earlier than it said, with the attempt counted.
     await store.webhook_result(again[0].sequence, "c", False, 233.0, 300.0)
-    assert await store.claim_webhooks("outboxtest", "c", now=299.0, lease=30.0) == []
-    retried = await store.claim_webhooks("outboxtest", "c", now=300.0, lease=30.0)
+    assert await store.claim_webhooks(gid, "c", now=299.0, lease=30.0) == []
+    retried = await store.claim_webhooks(gid, "c", now=300.0, lease=30.0)
     assert retried[0].attempts == 1
-    assert await store.delete_events_before("outboxtest", 101.5) == 2
-    assert [r.event.event_id for r in await store.player_events("outboxtest", "alice", 0)] == [
-        f"t:{gid}:2"
-    ]
+    assert await store.delete_events_before(gid, 101.5) == 2
+    assert [r.event.event_id for r in await store.player_events(gid, "alice", 0)] == [f"t:{gid}:2"]
 
 
 # --- the manager's hook ----------------------------------------------------------------
@@ -265,3 +264,18 @@ async def test_each_move_tells_the_next_player_and_the_end_tells_both(url, tmp_p
     assert got == expected
     assert len({r.event.event_id for r in rows}) == len(rows)
     await store.close()
+
+
+async def test_posters_claiming_at_once_never_share_an_event(store):
+    """Replicas claiming together (on PostgreSQL: connections of their own, FOR UPDATE
+    SKIP LOCKED) take disjoint events, and every event is taken."""
+    gid = f"g{random.randrange(10**9)}"
+    events = tuple(outbox_event(gid, n) for n in range(60))
+    await store.create(game_record(gid, outbox=events))
+    claims = await asyncio.gather(
+        *(store.claim_webhooks(gid, f"replica{i}", 200.0, 30.0, limit=7) for i in range(8))
+    )
+    taken = [r.event.event_id for rows in claims for r in rows]
+    assert len(taken) == len(set(taken)) == 56
+    rest = await store.claim_webhooks(gid, "late", 200.0, 30.0, limit=100)
+    assert {r.event.event_id for r in rest} | set(taken) == {e.event_id for e in events}
