@@ -21,6 +21,7 @@ import structlog
 
 from client import render
 from services.kit import auth, limits, lobby, status, wire
+from services.kit import rematch as rematches
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.metrics import GameMetrics
@@ -332,6 +333,12 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         _bind_seat(snap.viewer)
         return pb2.ResignResponse(game=wire.header(snap), turn=wire.turn(turn))
 
+    async def offer_rematch(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        caller = await _caller(context, manager)
+        snap = await rematches.offer(manager, _game_id(request), caller)
+        _bind_seat(snap.viewer)
+        return pb2.OfferRematchResponse(game=wire.header(snap))
+
     seat_names = info.seat_names
 
     async def list_games(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
@@ -383,6 +390,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "LeaveGame": unary(leave_game, "LeaveGame"),
             "Resign": unary(resign, "Resign"),
             "ListGames": unary(list_games, "ListGames"),
+            "OfferRematch": unary(offer_rematch, "OfferRematch"),
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
             ),
