@@ -279,3 +279,24 @@ async def test_a_stream_of_a_game_with_no_rematch_to_come_ends_at_once():
         version = accepted.game.version
         got = await read_until_end(client.watch(game_id, BEN, from_version=version), 10)
         assert len(got) == 1 and got[0].game.rematch_game_id
+
+
+@pytest.mark.parametrize("follows", [True, False], ids=["follows", "control"])
+async def test_a_watcher_resuming_from_the_end_is_told_the_rematch(follows, monkeypatch):
+    """Control: with the following switched off the resumed stream ends at once, and the
+    watcher never hears of the rematch."""
+    from services.kit import watchers
+
+    if not follows:
+        monkeypatch.setattr(watchers, "_ends", lambda item, watcher: watchers._final(item))
+    async with served() as (_, client):
+        game_id = await finished_table(client)
+        version = (await client.get(game_id)).game.version
+        stream = client.watch(game_id, None, from_version=version, timeout=30)
+        following = asyncio.create_task(read_until_end(stream))
+        await asyncio.sleep(0.3)
+        await client.call("OfferRematch", ADA, game_id=game_id)
+        await client.call("OfferRematch", BEN, game_id=game_id)
+        got = await following
+        told = [m.game.rematch_game_id for m in got if m.game.rematch_game_id]
+        assert bool(told) == follows
