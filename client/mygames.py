@@ -3,8 +3,8 @@
     python -m client mygames [--finished]    # your turn first, with the time left
     python -m client follow [--cursor C]     # a line per event: "your turn in channeling ..."
 
-Both need a player's token (a JWT): ``--jwt``, or TABLETOP_JWT (``python -m client
-signin`` prints one for a guest). They call the gateway's PlayersService (docs/players.md).
+Both need a player's token (a JWT): ``--jwt``, TABLETOP_JWT, or the guest ``python -m
+client signin NAME`` keeps. They call the gateway's PlayersService (docs/players.md).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import grpc
 from tabletop.common.v1 import game_pb2
 from tabletop.gateway.v1 import players_pb2, players_pb2_grpc
 
+from client.players import player_token
 from services import registry
 
 SERVICE = "/tabletop.gateway.v1.PlayersService/"
@@ -27,7 +28,7 @@ SERVICE = "/tabletop.gateway.v1.PlayersService/"
 
 def add_commands(sub: Any) -> None:
     """The two commands, on the client's subcommand parser."""
-    jwt_help = "a player's token (default: TABLETOP_JWT)"
+    jwt_help = "a player's token (default: TABLETOP_JWT, else the guest signed in)"
     p = sub.add_parser("mygames", help="your games in every game, your turn first")
     p.add_argument("--jwt", default=os.environ.get("TABLETOP_JWT"), help=jwt_help)
     p.add_argument("--finished", action="store_true", help="finished games too")
@@ -37,10 +38,11 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--cursors", action="store_true", help="print each event's cursor too")
 
 
-def _metadata(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
-    if not args.jwt:
-        sys.exit("a player's token is needed: --jwt or TABLETOP_JWT (python -m client signin)")
-    return (("authorization", f"Bearer {args.jwt}"),)
+def _metadata(channel: grpc.Channel, args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    token = args.jwt or player_token(channel)  # else the guest `signin` keeps
+    if not token:
+        sys.exit("a player's token is needed: python -m client signin NAME, --jwt or TABLETOP_JWT")
+    return (("authorization", f"Bearer {token}"),)
 
 
 def left(deadline: Any, now: float | None = None) -> str:
@@ -111,7 +113,8 @@ def event_line(
 def cmd_mygames(channel: grpc.Channel, args: argparse.Namespace) -> None:
     stub = players_pb2_grpc.PlayersServiceStub(channel)
     reply = stub.ListMyGames(
-        players_pb2.ListMyGamesRequest(include_finished=args.finished), metadata=_metadata(args)
+        players_pb2.ListMyGamesRequest(include_finished=args.finished),
+        metadata=_metadata(channel, args),
     )
     for game in reply.games:
         print(game_line(game))
@@ -140,7 +143,7 @@ def _header(channel: grpc.Channel, game_type: str, game_id: str, meta: Any) -> A
 
 
 def cmd_follow(channel: grpc.Channel, args: argparse.Namespace) -> None:
-    meta = _metadata(args)
+    meta = _metadata(channel, args)
     stub = players_pb2_grpc.PlayersServiceStub(channel)
     headers: dict[str, Any] = {}
     for message in stub.WatchMyGames(

@@ -157,6 +157,7 @@ def create_gateway(
     behind_envoy: bool = False,
     players: Players | None = None,
     streams_per_player: int = 8,
+    my_games_timeout: float = 5.0,
 ) -> tuple[grpc.aio.Server, int, Gateway]:
     """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``.
 
@@ -216,7 +217,8 @@ def create_gateway(
     )
     signin = (  # PlayersService: SignIn and my games (gateway/players/mygames.py)
         mygames.add_to(server, players, backends, client_limits.client, metrics,
-                       entries=tuple(routed), streams_per_player=streams_per_player)
+                       entries=tuple(routed), streams_per_player=streams_per_player,
+                       timeout=my_games_timeout)
         if players else ()
     )  # fmt: skip
     reflection.enable(
@@ -333,6 +335,7 @@ async def serve(cfg: config.Config) -> None:
         max_concurrent_calls=cfg.max_concurrent_calls,
         players=players,
         streams_per_player=cfg.streams_per_player,
+        my_games_timeout=cfg.my_games_timeout,
     )
     metrics_port = (  # with the guests' JWKS (gateway.players.http)
         serve_http(cfg.metrics_port, metrics_host(cfg), gateway.registry, players.jwks())

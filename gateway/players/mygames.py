@@ -185,7 +185,7 @@ class MyGames:
         backends: Backends,
         *,
         entries: Sequence[registry.ServiceEntry] = registry.SERVICES,
-        timeout: float = 2.0,
+        timeout: float = 5.0,
         streams_per_player: int = 8,
         limited: Any = None,
     ) -> None:
@@ -395,6 +395,9 @@ class PlayersWithMyGames(PlayersServicer):
 def settings() -> list[config.Setting]:
     S = config.Setting
     return [
+        S("my_games_timeout", "TABLETOP_MY_GAMES_TIMEOUT_SECONDS", "5", "float",
+          "ListMyGames: how long each game service may take; one slower is named in "
+          "unavailable_services and its games are missing"),
         S("streams_per_player", "TABLETOP_STREAMS_PER_PLAYER", "8", "int",
           "WatchMyGames streams one player may hold open at once on one gateway (0: no "
           "limit)"),
@@ -410,7 +413,7 @@ def add_to(
     *,
     entries: Sequence[registry.ServiceEntry] = registry.SERVICES,
     streams_per_player: int = 8,
-    timeout: float = 2.0,
+    timeout: float = 5.0,
 ) -> tuple[str, ...]:
     """Register PlayersService (SignIn and my games) on ``server``; its name, for reflection."""
     from gateway.players.service import SERVICE

@@ -38,8 +38,6 @@ def bearer(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
     Raises BadToken for an authorization header that is not ``Bearer <token>``. A token
     up to 256 characters, or a player's JWT up to ``players.MAX_TOKEN_CHARS``.
     """
-    from services.kit.players.seats import bearer_limit  # players builds on this module
-
     for key, value in metadata or ():
         if key.lower() != "authorization":
             continue
@@ -49,11 +47,18 @@ def bearer(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
         if (
             scheme.lower() != "bearer"
             or not token
-            or (len(token) > SEAT_TOKEN_MAX and len(token) > bearer_limit(token))
+            or (len(token) > SEAT_TOKEN_MAX and len(token) > _longest(token))
         ):
             raise BadToken("authorization must be 'Bearer <seat token or player token>'")
         return token
     return None
+
+
+def _longest(token: str) -> int:
+    """The longest bearer token accepted like this one: a player's JWT may be long."""
+    from services.kit.players.seats import bearer_limit  # players builds on this module
+
+    return bearer_limit(token)
 
 
 def seat_of(token: str | None, hashes: Sequence[str]) -> int | None:

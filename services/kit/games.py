@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import structlog
 
 from services.kit import auth, corruption
+from services.kit import rematch as rematches
 from services.kit import table as tables
 from services.kit.botmoves import BotMoves
 from services.kit.creators import Creators
@@ -103,6 +104,9 @@ class Snapshot:
     waiting: bool = False  # seats still open: not started
     seats: tuple[SeatInfo, ...] = ()
     clock: tables.Clock | None = None
+    rematch_offers: tuple[int, ...] = ()  # after the end: seats that offered a rematch
+    rematch_game_id: str = ""  # once it started
+    rematch_open: bool = False  # finished, and a rematch may still start
 
 
 @dataclass(frozen=True)
@@ -288,6 +292,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         plan: tables.Plan | None = None,
         player: Player | None = None,
         several_seats: bool = False,
+        game_id: str | None = None,
+        token_hashes: tuple[str, ...] | None = None,
     ) -> tuple[LiveGame, dict[int, str]]:
         """A new game and a secret token for each seat reserved for the creator (every
         seat without a ``plan``); the store keeps only their hashes.
@@ -299,7 +305,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         alone against its all-bot tables.
 
         With a ``player`` (a player's CreateGame), the reserved seats are the player's (one
-        unless ``several_seats``), counted against its per-player quotas.
+        unless ``several_seats``), counted against its per-player quotas. A rematch names
+        its ``game_id`` and carries its seats' ``token_hashes`` (no new tokens).
         """
         info = self.engine.GAME
         if not info.min_players <= players <= info.max_players:
@@ -323,8 +330,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         reserved = (
             range(players) if plan is None else plan.returns_tokens
         )  # seats whose token goes back to the creator
-        tokens = {seat: auth.new_token() for seat in reserved}
-        hashes = tuple(auth.token_hash(tokens[s]) if s in tokens else "" for s in range(players))
+        tokens = {seat: auth.new_token() for seat in reserved} if token_hashes is None else {}
+        hashes = token_hashes or tuple(
+            auth.token_hash(tokens[s]) if s in tokens else "" for s in range(players)
+        )
         now = self.clock()
         table = tables.Table.create(
             plan or tables.Plan.from_dict(None, players),
@@ -334,7 +343,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             self.engine.to_act(state),
         )
         record = GameRecord(
-            game_id=secrets.token_urlsafe(12),
+            game_id=game_id or secrets.token_urlsafe(12),
             game_type=self.game_type,
             players=players,
             options=options.to_dict(),
@@ -587,6 +596,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 for i, s in enumerate(table.seats)
             ),
             clock=table.plan.clock,
+            rematch_offers=tuple(table.rematch_offers),
+            rematch_game_id=table.rematch_game_id,
+            rematch_open=finished and rematches.possible(table, outcome),
         )
 
     def outcome(self, game: LiveGame) -> Outcome | None:
@@ -770,11 +782,13 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         live game is dropped and rebuilt from the log by the next call."""
         finished = record.finished
         table = game.table
+        # A finished game's later entries (rematch offers) leave it finished in the row.
+        over = finished or self.outcome(game) is not None
         record = dataclasses.replace(
             record,
-            lobby=table.lobby(finished) if self._lobby_changes(game, record) else None,
-            due_at=None if finished else table.due_at(record.applied_at),
-            bot_turn=not finished and table.bot_to_move() is not None,
+            lobby=table.lobby(over) if self._lobby_changes(game, record) else None,
+            due_at=None if over else table.due_at(record.applied_at),
+            bot_turn=not over and table.bot_to_move() is not None,
             human_at=table.human_at,
             outbox=self.player_events.made(
                 game, record.version, self.outcome(game) is not None, record.applied_at

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from services.kit import auth
+from services.kit import rematch as rematches
 from services.kit import table as tables
 from services.kit.engine import GameOver
 from services.kit.errors import (
@@ -184,6 +185,8 @@ class Seats(Manager):
             table.end(tables.EXPIRE, game.record.players)
         elif move.move == tables.ABANDON:
             table.end(tables.ABANDON, game.record.players)
+        elif move.move == tables.REMATCH:
+            rematches.replay(table, move)
         else:
             raise ValueError(f"unknown table entry {move.move!r}")
 

@@ -21,6 +21,7 @@ import structlog
 
 from client import render
 from services.kit import auth, limits, lobby, outbox, status, wire
+from services.kit import rematch as rematches
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.metrics import GameMetrics
@@ -185,7 +186,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             except auth.BadToken:
                 token = None
             if token is not None and looks_like_jwt(token):
-                player = await manager.players.verifier.verify(token)
+                found = await manager.players.caller(token)
+                player = found if isinstance(found, Player) else None
         plan = lobby.plan_from_request(request, players, info)
         game, tokens = await manager.create(
             players,
@@ -332,6 +334,12 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         _bind_seat(snap.viewer)
         return pb2.ResignResponse(game=wire.header(snap), turn=wire.turn(turn))
 
+    async def offer_rematch(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        caller = await _caller(context, manager)
+        snap = await rematches.offer(manager, _game_id(request), caller)
+        _bind_seat(snap.viewer)
+        return pb2.OfferRematchResponse(game=wire.header(snap))
+
     seat_names = info.seat_names
 
     async def list_games(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
@@ -398,6 +406,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "LeaveGame": unary(leave_game, "LeaveGame"),
             "Resign": unary(resign, "Resign"),
             "ListGames": unary(list_games, "ListGames"),
+            "OfferRematch": unary(offer_rematch, "OfferRematch"),
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
             ),

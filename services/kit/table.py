@@ -14,6 +14,8 @@ engine; a table entry, whose text starts with ``@``, goes here:
     @resign   seat gives up (resigned; timeout too when it forfeited on time)
     @expire   a waiting table nobody completed (seat -1; table_expired)
     @abandon  a game in progress nobody moved in (seat -1; game_abandoned)
+    @rematch  seat offers (or accepts) a rematch of the finished game (rematch_offered;
+              rematch_started with the new game's id once every person has)
 
 No game's move text starts with ``@``, so the two never meet. Games stored before tables
 existed have no plan (every seat taken, no clock) and no table entries: they replay as
@@ -39,6 +41,7 @@ from services.kit.errors import BadRequest
 
 TABLE_ENTRY = "@"
 JOIN, LEAVE, RESIGN, EXPIRE, ABANDON = "@join", "@leave", "@resign", "@expire", "@abandon"
+REMATCH = "@rematch"
 SERVICE_SEAT = -1  # the seat of entries the service makes for the table as a whole
 # How the service ends a game off the rules: its outcome reason and the detail shown.
 ENDINGS = {
@@ -214,6 +217,9 @@ class Table:
     # When a person last made an entry (a move, a join, a resignation), or the table was
     # created: a table nobody plays is abandoned after the service's idle time.
     human_at: float = 0.0
+    # After the end: the seats that offered a rematch, in order, and the rematch's id.
+    rematch_offers: list[int] = field(default_factory=list)
+    rematch_game_id: str = ""
 
     @classmethod
     def create(

@@ -107,6 +107,8 @@ def header(snap: Snapshot) -> game_pb2.GameHeader:
         msg.options.update(snap.options)
     if snap.clock is not None:
         msg.time_control.CopyFrom(time_control(snap.clock))
+    msg.rematch_offers.extend(snap.rematch_offers)
+    msg.rematch_game_id = snap.rematch_game_id
     return msg
 
 

@@ -279,3 +279,43 @@ async def test_posters_claiming_at_once_never_share_an_event(store):
     assert len(taken) == len(set(taken)) == 56
     rest = await store.claim_webhooks(gid, "late", 200.0, 30.0, limit=100)
     assert {r.event.event_id for r in rest} | set(taken) == {e.event_id for e in events}
+
+
+async def test_a_rematch_offered_tells_the_other_and_its_start_tells_both():
+    from tests.players.test_rematch import finished_table
+    from tests.players.test_seats import ADA, ADA_ID, BEN, BEN_ID, served
+
+    async with served() as (svc, client):
+        game_id = await finished_table(client)
+        await client.call("OfferRematch", ADA, game_id=game_id)
+        accepted = await client.call("OfferRematch", BEN, game_id=game_id)
+        rematch_id = accepted.game.rematch_game_id
+        store = svc.store
+
+        async def kinds_of(player: str) -> list[tuple[str, str, int]]:
+            rows = await store.player_events("channeling", player, 0)
+            return [
+                (r.event.kind, r.event.game_id, PlayerEvent.from_json(r.event.body).seat)
+                for r in rows
+            ]
+
+        ada, ben = await kinds_of(ADA_ID), await kinds_of(BEN_ID)
+        # Ada offered: Ben is told (by seat 0); Ben's acceptance starts it: both told,
+        # and the new table (seats rotated) starts with its own events.
+        assert (REMATCH_OFFERED, game_id, 1) in ben
+        assert not [k for k in ada if k[0] == REMATCH_OFFERED]
+        assert (REMATCH_STARTED, game_id, 0) in ada and (REMATCH_STARTED, game_id, 1) in ben
+        assert (GAME_OVER, game_id, 0) in ada and (GAME_OVER, game_id, 1) in ben
+        assert (GAME_STARTED, rematch_id, 1) in ada and (GAME_STARTED, rematch_id, 0) in ben
+        offered = next(
+            PlayerEvent.from_json(r.event.body)
+            for r in await store.player_events("channeling", BEN_ID, 0)
+            if r.event.kind == REMATCH_OFFERED
+        )
+        assert offered.by_seat == 0
+        started = [
+            PlayerEvent.from_json(r.event.body)
+            for r in await store.player_events("channeling", ADA_ID, 0)
+            if r.event.kind == REMATCH_STARTED
+        ]
+        assert [e.rematch_game_id for e in started] == [rematch_id]

@@ -11,8 +11,11 @@ move's transaction (tests/players/outbox_outside.py): the SIGKILL then loses som
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 
@@ -25,7 +28,7 @@ from tabletop.gateway.v1 import players_pb2, players_pb2_grpc
 from services import registry
 from services.kit.outbox import webhooks
 from tests.players.webhook_receiver import Receiver
-from tests.support import free_port, start_process
+from tests.support import ROOT, free_port, start_process
 
 SECRET = "the-platform-and-tabletop-share-this"
 CHANNELING = "/tabletop.channeling.v1.ChannelingService/"
@@ -61,12 +64,19 @@ def sign_in(channel, name: str) -> players_pb2.SignInResponse:
 
 
 def my_games(channel, token: str) -> players_pb2.ListMyGamesResponse:
+    """ListMyGames, asked again (as a client would) while a service just restarted is
+    named unavailable."""
     stub = players_pb2_grpc.PlayersServiceStub(channel)
-    return stub.ListMyGames(
-        players_pb2.ListMyGamesRequest(),
-        metadata=(("authorization", f"Bearer {token}"),),
-        timeout=20,
-    )
+    for _ in range(10):
+        reply = stub.ListMyGames(
+            players_pb2.ListMyGamesRequest(),
+            metadata=(("authorization", f"Bearer {token}"),),
+            timeout=20,
+        )
+        if not reply.unavailable_services:
+            break
+        time.sleep(0.5)
+    return reply
 
 
 class Follower:
@@ -226,6 +236,16 @@ def test_two_guests_my_games_and_every_turn_posted_once_across_a_sigkill(tmp_pat
                     service.popen.kill()
                     service.popen.wait(10)
                     service = start_service(module, svc_env, tmp_path / "svc2.log", service.port)
+        if not control:  # the command line, as a player would follow its games
+            listed = subprocess.run(
+                [sys.executable, "-m", "client", "--target", gateway.address, "mygames",
+                 "--finished"],
+                env={**os.environ, "TABLETOP_JWT": bob.token, "HOME": str(tmp_path)},
+                cwd=ROOT, capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            assert listed.returncode == 0, listed.stderr
+            assert f"channeling {gid} (" in listed.stdout
+            assert "waiting for players in channeling" in listed.stdout
         # Every your-turn the game made reaches the receiver; in the control, some never.
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

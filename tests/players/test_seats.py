@@ -369,3 +369,17 @@ async def test_players_seats_outlive_a_restart_and_old_files_get_the_index(tmp_p
             grpc.StatusCode.FAILED_PRECONDITION,
             "PLAYER_HAS_SEAT",
         )
+
+
+def test_a_long_bearer_token_is_a_players_jwt_or_refused():
+    from services.kit import auth
+
+    def header(token: str) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {token}"),)
+
+    assert auth.bearer(header(ADA)) == ADA and len(ADA) > auth.SEAT_TOKEN_MAX
+    jwt_shaped = "a" * 4000 + "." + "b" * 4000 + "." + "c" * 100
+    assert auth.bearer(header(jwt_shaped)) == jwt_shaped
+    for refused_token in ("x" * (auth.SEAT_TOKEN_MAX + 1), jwt_shaped + "d" * 200):
+        with pytest.raises(auth.BadToken):
+            auth.bearer(header(refused_token))

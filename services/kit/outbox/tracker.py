@@ -23,7 +23,9 @@ from services.kit.store import OutboxEvent
 _log = structlog.get_logger("outbox")
 
 
-def header_of(game_type: str, game_id: str, version: int, table: Any, finished: bool) -> Header:
+def header_of(
+    game_type: str, game_id: str, version: int, table: tables.Table, finished: bool
+) -> Header:
     """The header events are derived from, read from a game's table."""
     seats = table.seats
     live = not finished and not table.waiting
@@ -37,8 +39,8 @@ def header_of(game_type: str, game_id: str, version: int, table: Any, finished: 
         deadlines=tuple(table.deadline(i) if i in to_act else None for i in range(len(seats))),
         started=not table.waiting,
         finished=finished,
-        rematch_offers=tuple(getattr(table, "rematch_offers", ()) or ()),
-        rematch_game_id=str(getattr(table, "rematch_game_id", "") or ""),
+        rematch_offers=tuple(table.rematch_offers),
+        rematch_game_id=table.rematch_game_id,
     )
 
 

@@ -161,10 +161,11 @@ CREATE INDEX IF NOT EXISTS tabletop_player_events_webhook
     ON tabletop_player_events (game_type, retry_at, sequence)
     WHERE webhook AND delivered_at IS NULL;
 """
-# Outbox rows commit in their sequence's order: every write of events takes this lock
-# (until its commit) before its rows draw their sequences, so a reader that has seen
-# sequence n never later finds a smaller one committed (it would skip it for ever).
-_OUTBOX_LOCK = 0x7AB1E0B0
+# Outbox rows of a game type commit in their sequence's order: every write of events
+# takes its type's lock (until its commit) before its rows draw their sequences, so a
+# reader that has seen sequence n never later finds a smaller one committed (it would
+# skip it for ever). Readers read one type at a time: other types need not wait.
+_OUTBOX_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('tabletop_outbox ' || %s, 0))"
 _EVENT_COLUMNS = "sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts"
 
 
@@ -180,7 +181,7 @@ async def _write_outbox(
     """The events' rows, in the caller's transaction (an id written before is skipped)."""
     if not events:
         return
-    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_OUTBOX_LOCK,))
+    await conn.execute(_OUTBOX_LOCK, (game_type,))
     async with conn.cursor() as cur:
         await cur.executemany(
             "INSERT INTO tabletop_player_events (event_id, game_type, player_id, game_id,"
