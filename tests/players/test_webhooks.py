@@ -4,6 +4,7 @@ once, with backoff; the documented verifier; bodies that carry nothing hidden.""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import time
@@ -248,3 +249,69 @@ async def test_a_redirect_is_not_a_delivery(receiver):
     clock.at += 2
     await sender.deliver()
     assert [p.event_id for p in receiver.delivered()] == [event(1).event_id]
+
+
+async def test_no_body_of_a_hidden_information_game_holds_a_secret():
+    """Shrine (Code cards and hands hidden): every event body a game makes, as the
+    webhook would post it, holds none of the seats' hidden card ids at any point."""
+    import random
+
+    from services.kit import table as tables
+    from services.kit.games import GameManager
+    from services.kit.players import Player
+    from services.shrine import engine as shrine
+    from services.shrine.engine.content import CONTENT
+    from tests.shrine.test_codec import secret_code_ids
+
+    store = open_store("memory://")
+    m = GameManager(shrine, store)
+    m.player_events.webhooks = True
+    seats = (tables.SeatPlan("reserved", "", "medium"), tables.SeatPlan("open", "", "medium"))
+    game, tokens = await m.create(
+        2, shrine.Options(), plan=tables.Plan(seats, None), player=Player("ann", "Ann", "i")
+    )
+    gid = game.record.game_id
+    _, seat, token = await m.join(gid, None, "", Player("ben", "Ben", "i"))
+    tokens[seat] = token
+    rng = random.Random(4)
+    secrets: set[str] = set()
+    for _ in range(60):
+        live = await m.get(gid)
+        for s in (0, 1):  # what each seat may not see, now
+            secrets |= set(secret_code_ids(live.state, s))
+            secrets |= {str(card) for card in live.state.players[1 - s].hand}
+        snap, _ = await m.read(gid, None)
+        if snap.outcome is not None:
+            break
+        mover = rng.choice(sorted(snap.to_act))
+        _, moves, _ = await m.legal_moves(gid, tokens[mover])
+        choice = rng.choice(moves)
+        await m.submit(gid, tokens[mover], lambda c=choice: c, None, None)
+    rows = [
+        *await store.player_events("shrine", "ann", 0),
+        *await store.player_events("shrine", "ben", 0),
+    ]
+    assert len(rows) > 5 and secrets
+    assert {c.id for c in CONTENT.codes} & secrets  # the Code cards are among them
+
+    def leaks(body: bytes) -> bool:
+        text = body.decode()
+        return bool(set(_strings(json.loads(body))) & secrets) or any(
+            len(s) >= 4 and s in text for s in secrets
+        )
+
+    for row in rows:
+        event = PlayerEvent.from_json(row.event.body)
+        assert not leaks(hooks.webhook_body(event.to_proto(row.sequence))), event.event_id
+    # The control: a body that did carry a hidden card is caught.
+    code = sorted(secrets & {c.id for c in CONTENT.codes})[0]
+    leaky = dataclasses.replace(event, rematch_game_id=code)
+    assert leaks(hooks.webhook_body(leaky.to_proto(1)))
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [str(value)]
