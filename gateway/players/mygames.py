@@ -188,8 +188,12 @@ class MyGames:
         timeout: float = 5.0,
         streams_per_player: int = 8,
         limited: Any = None,
+        client: Callable[[grpc.aio.ServicerContext[Any, Any]], str] | None = None,
     ) -> None:
         self.backends = backends
+        # The caller's address, sent on as x-forwarded-for (as the router does): the
+        # services' per-address limits then count the player's address, not the gateway's.
+        self.client = client
         self.routed = [
             Routed(e.name, e.service_name, e.pb2())
             for e in entries
@@ -206,6 +210,7 @@ class MyGames:
         self, request: players_pb2.ListMyGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> players_pb2.ListMyGamesResponse:
         header, player_id = authorization(context)
+        metadata = self._metadata(header, context)
         size = request.page_size or PAGE_DEFAULT
         if not 0 < size <= PAGE_MAX:
             raise _refuse(
@@ -221,7 +226,7 @@ class MyGames:
         )
         asks = [(r, s) for r in self.routed for s in statuses]
         answers = await asyncio.gather(
-            *(self._list_one(r, s, size, header) for r, s in asks), return_exceptions=True
+            *(self._list_one(r, s, size, metadata) for r, s in asks), return_exceptions=True
         )
         games: list[players_pb2.MyGame] = []
         unavailable: list[str] = []
@@ -244,8 +249,15 @@ class MyGames:
             games=sort_games(games)[:size], unavailable_services=unavailable
         )
 
+    def _metadata(
+        self, header: tuple[str, str], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> tuple[tuple[str, str], ...]:
+        if self.client is None:
+            return (header,)
+        return (header, ("x-forwarded-for", self.client(context)))
+
     async def _list_one(
-        self, routed: Routed, game_status: int, size: int, header: tuple[str, str]
+        self, routed: Routed, game_status: int, size: int, metadata: tuple[tuple[str, str], ...]
     ) -> list[game_pb2.GameHeader]:
         backend = self.backends.get(routed.service)
         assert backend is not None
@@ -255,7 +267,7 @@ class MyGames:
             # Waits for a channel reconnecting to a restarted service, within the timeout.
             data = await call(
                 request.SerializeToString(),
-                metadata=(header,),
+                metadata=metadata,
                 timeout=self.timeout,
                 wait_for_ready=True,
             )
@@ -273,11 +285,12 @@ class MyGames:
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> AsyncIterator[players_pb2.WatchMyGamesResponse]:
         header, player_id = authorization(context)
+        metadata = self._metadata(header, context)
         resumed = decode_cursor(request.cursor)
         positions = dict(resumed or {})
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=1000)
         tasks = [
-            asyncio.ensure_future(self._follow(r, positions.get(r.name, 0), header, queue))
+            asyncio.ensure_future(self._follow(r, positions.get(r.name, 0), metadata, queue))
             for r in self.routed
         ]
         caught_up: set[str] = set()
@@ -328,7 +341,7 @@ class MyGames:
         self,
         routed: Routed,
         after: int,
-        header: tuple[str, str],
+        metadata: tuple[tuple[str, str], ...],
         queue: asyncio.Queue[tuple[str, Any]],
     ) -> None:
         """One service's events into ``queue``, reconnecting from the last one."""
@@ -339,7 +352,7 @@ class MyGames:
             assert backend is not None
             call = backend.method("unary_stream", f"/{routed.service}/WatchPlayerEvents")
             request = routed.pb2.WatchPlayerEventsRequest(after=after)
-            stream = call(request.SerializeToString(), metadata=(header,), wait_for_ready=True)
+            stream = call(request.SerializeToString(), metadata=metadata, wait_for_ready=True)
             try:
                 async for data in stream:
                     attempt = 0
@@ -425,6 +438,7 @@ def add_to(
             timeout=timeout,
             streams_per_player=streams_per_player,
             limited=metrics.limited,
+            client=client,
         ),
         guests=players.guests,
         client=client,
