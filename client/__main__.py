@@ -11,7 +11,7 @@
     python -m client history channeling GAME [--token T]
     python -m client bot channeling [GAME --token T]   # random legal moves to the end
     python -m client bot shrine --level hard           # seat 0 at random against a hard bot
-    python -m client mygames                           # a player's games (TABLETOP_JWT)
+    python -m client mygames                           # a player's games, your turn first
     python -m client follow                            # a player's turns as they come
 
 Tables (open seats, bots, clocks) and the lobby:
