@@ -383,3 +383,20 @@ def test_a_long_bearer_token_is_a_players_jwt_or_refused():
     for refused_token in ("x" * (auth.SEAT_TOKEN_MAX + 1), jwt_shaped + "d" * 200):
         with pytest.raises(auth.BadToken):
             auth.bearer(header(refused_token))
+
+
+@pytest.mark.skipif(not POSTGRES, reason="TABLETOP_TEST_POSTGRES_URL is not set")
+async def test_a_postgres_database_from_before_players_gets_the_index():
+    import psycopg
+
+    from services.kit.store import open_store
+
+    store = open_store(POSTGRES)
+    await store.count_active("channeling")  # opens it: the schema is complete
+    await store.close()
+    with psycopg.connect(POSTGRES, autocommit=True) as conn:
+        conn.execute("DROP TABLE tabletop_game_players")  # as a database made before
+    async with served(store_url=POSTGRES) as (_, client):
+        game_id = await table_of_two(client)
+        mine = await client.call("ListGames", BEN, mine=True)
+        assert game_id in [g.game_id for g in mine.games]
