@@ -400,3 +400,15 @@ async def test_a_postgres_database_from_before_players_gets_the_index():
         game_id = await table_of_two(client)
         mine = await client.call("ListGames", BEN, mine=True)
         assert game_id in [g.game_id for g in mine.games]
+
+
+async def test_join_and_create_ignore_an_authorization_that_is_no_players_token():
+    """As before players: CreateGame and JoinGame read no seat token, so a client that
+    sends its (or any) authorization with them is not refused for it."""
+    async with served() as (_, client):
+        junk = (("authorization", "Basic dXNlcjpwYXNz"),)
+        request = client.pb2.CreateGameRequest(players=2, seats=[MINE, OPEN])
+        created = await client._method("CreateGame")(request, metadata=junk, timeout=30)
+        join = client.pb2.JoinGameRequest(game_id=created.game.game_id, player_name="Bo")
+        joined = await client._method("JoinGame")(join, metadata=junk, timeout=30)
+        assert joined.game.seats[1].player_name == "Bo" and not joined.game.seats[1].player_id
