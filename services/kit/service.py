@@ -138,6 +138,21 @@ async def _caller(context: grpc.aio.ServicerContext[Any, Any], manager: GameMana
     return await manager.players.caller(_token(context))
 
 
+async def _player(
+    context: grpc.aio.ServicerContext[Any, Any], manager: GameManager
+) -> Player | None:
+    """The player a call's JWT names (verified: a forged one is refused), for the calls
+    that take seats; any other authorization is ignored there, as it always was."""
+    try:
+        token = _token(context)
+    except auth.BadToken:
+        return None
+    if token is None or not looks_like_jwt(token):
+        return None
+    found = await manager.players.caller(token)
+    return found if isinstance(found, Player) else None
+
+
 def _bind_seat(seat: int | None) -> None:
     if seat is not None:
         structlog.contextvars.bind_contextvars(seat=seat)
@@ -180,14 +195,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         if manager.creators is None or not manager.creators.keys:
             # With application keys the bearer token is the key; without, it may be a
             # player's token: the reserved seats are then the player's.
-            # Any other authorization is ignored here, as it always was.
-            try:
-                token = _token(context)
-            except auth.BadToken:
-                token = None
-            if token is not None and looks_like_jwt(token):
-                found = await manager.players.caller(token)
-                player = found if isinstance(found, Player) else None
+            player = await _player(context, manager)
         plan = lobby.plan_from_request(request, players, info)
         game, tokens = await manager.create(
             players,
@@ -315,8 +323,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     async def join_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
         seat = request.seat if request.HasField("seat") else None
-        caller = await _caller(context, manager)
-        player = caller if isinstance(caller, Player) else None
+        player = await _player(context, manager)
         snap, seat, token = await manager.join(game_id, seat, request.player_name, player)
         _bind_seat(seat)
         return pb2.JoinGameResponse(

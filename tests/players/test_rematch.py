@@ -300,3 +300,33 @@ async def test_a_watcher_resuming_from_the_end_is_told_the_rematch(follows, monk
         got = await following
         told = [m.game.rematch_game_id for m in got if m.game.rematch_game_id]
         assert bool(told) == follows
+
+
+async def test_a_crash_between_the_rematch_and_its_entry_is_completed_by_the_next_offer(
+    tmp_path, monkeypatch
+):
+    """The rematch's table is created, then the service dies before the finished game's
+    entry names it: after a restart, the next OfferRematch writes the entry naming the
+    same table, and no second one is made (Ben's acceptance was never acknowledged: his
+    client sends it again)."""
+    url = f"sqlite:///{tmp_path}/crash.db"
+    async with served(store_url=url) as (_, client):
+        game_id = await finished_table(client)
+        await client.call("OfferRematch", ADA, game_id=game_id)
+
+        async def dies(manager, game, seat, new, started):
+            raise RuntimeError("the process dies here")  # after the creation, before the entry
+
+        monkeypatch.setattr(rematches, "_append", dies)
+        with pytest.raises(grpc.aio.AioRpcError):
+            await client.call("OfferRematch", BEN, game_id=game_id)
+        monkeypatch.undo()
+        orphan = rematches.rematch_id(game_id)
+        assert (await client.get(orphan)).game.status == IN_PROGRESS
+    async with served(store_url=url) as (_, client):
+        old = (await client.get(game_id)).game
+        assert list(old.rematch_offers) == [0] and not old.rematch_game_id
+        again = await client.call("OfferRematch", BEN, game_id=game_id)  # the retry
+        assert again.game.rematch_game_id == orphan
+        mine = await client.call("ListGames", BEN, mine=True)
+        assert sorted(g.game_id for g in mine.games) == sorted([game_id, orphan])

@@ -6,6 +6,7 @@ Seat tokens keep working beside them."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import random
@@ -383,3 +384,51 @@ def test_a_long_bearer_token_is_a_players_jwt_or_refused():
     for refused_token in ("x" * (auth.SEAT_TOKEN_MAX + 1), jwt_shaped + "d" * 200):
         with pytest.raises(auth.BadToken):
             auth.bearer(header(refused_token))
+
+
+@pytest.mark.skipif(not POSTGRES, reason="TABLETOP_TEST_POSTGRES_URL is not set")
+async def test_a_postgres_database_from_before_players_gets_the_index():
+    import psycopg
+
+    from services.kit.store import open_store
+
+    store = open_store(POSTGRES)
+    await store.count_active("channeling")  # opens it: the schema is complete
+    await store.close()
+    with psycopg.connect(POSTGRES, autocommit=True) as conn:
+        conn.execute("DROP TABLE tabletop_game_players")  # as a database made before
+    async with served(store_url=POSTGRES) as (_, client):
+        game_id = await table_of_two(client)
+        mine = await client.call("ListGames", BEN, mine=True)
+        assert game_id in [g.game_id for g in mine.games]
+
+
+async def test_join_and_create_ignore_an_authorization_that_is_no_players_token():
+    """As before players: CreateGame and JoinGame read no seat token, so a client that
+    sends its (or any) authorization with them is not refused for it."""
+    async with served() as (_, client):
+        junk = (("authorization", "Basic dXNlcjpwYXNz"),)
+        request = client.pb2.CreateGameRequest(players=2, seats=[MINE, OPEN])
+        created = await client._method("CreateGame")(request, metadata=junk, timeout=30)
+        join = client.pb2.JoinGameRequest(game_id=created.game.game_id, player_name="Bo")
+        joined = await client._method("JoinGame")(join, metadata=junk, timeout=30)
+        assert joined.game.seats[1].player_name == "Bo" and not joined.game.seats[1].player_id
+
+
+@pytest.mark.skipif(not POSTGRES, reason="TABLETOP_TEST_POSTGRES_URL is not set")
+async def test_two_replicas_cannot_pass_a_players_limit_together():
+    """One player creating tables on two replicas of one PostgreSQL store at once, with a
+    limit of two: exactly two are made, whatever the interleaving."""
+    limits = policy(games_per_player=2)
+    ann = token(f"ann-{secrets.token_hex(4)}", "Ann")
+    async with served(store_url=POSTGRES, players=limits) as (_, first):
+        async with served(store_url=POSTGRES, players=limits) as (_, second):
+            calls = [
+                client.call("CreateGame", ann, players=2, seats=[MINE, BOT])
+                for client in (first, second) * 4
+            ]
+            answers = await asyncio.gather(*calls, return_exceptions=True)
+    made = [a for a in answers if not isinstance(a, BaseException)]
+    refused_ = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+    assert len(made) == 2 and len(refused_) == 6, answers
+    assert all(error_info(e).metadata["limit"] == "games_per_player" for e in refused_)

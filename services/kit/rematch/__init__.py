@@ -11,8 +11,8 @@ finished game's (:func:`rematch_id`), so two replicas completing it at once crea
 same game (the second creation finds it there, ``GameExists``) and append the same entry
 at the same version (the second is refused by the version check, reads the log, and
 finds the rematch started). A crash between the creation and the entry leaves the game
-created and the offers complete: the next OfferRematch by any of its seats writes the
-entry naming it.
+created and the last acceptance unacknowledged: its retry (or whichever OfferRematch
+completes the offers next) finds the game there and writes the entry naming it.
 
 The rematch has the same options, time control and owner; seat ``i`` of the finished
 game plays seat ``i + 1`` (the last plays seat 0), held by the same player, the same
