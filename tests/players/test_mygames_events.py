@@ -319,3 +319,41 @@ async def test_a_rematch_offered_tells_the_other_and_its_start_tells_both():
             if r.event.kind == REMATCH_STARTED
         ]
         assert [e.rematch_game_id for e in started] == [rematch_id]
+
+
+async def test_a_store_written_before_the_outbox_gets_it_on_open(tmp_path):
+    """A SQLite file (and a PostgreSQL database) made before players' events: opened by
+    this release, it has the outbox, and its games take events."""
+    import sqlite3
+
+    url = f"sqlite:///{tmp_path}/old.db"
+    old = open_store(url)
+    await old.create(game_record("g-old"))
+    await old.close()
+    conn = sqlite3.connect(tmp_path / "old.db")
+    conn.execute("DROP TABLE player_events")  # as a file written before
+    conn.commit()
+    conn.close()
+    urls = [url]
+    if os.environ.get("TABLETOP_TEST_POSTGRES_URL"):
+        import psycopg
+
+        pg = os.environ["TABLETOP_TEST_POSTGRES_URL"]
+        opened = open_store(pg)
+        await opened.count_active("x")
+        await opened.close()
+        with psycopg.connect(pg, autocommit=True) as pgconn:
+            pgconn.execute("DROP TABLE tabletop_player_events")
+        urls.append(pg)
+    for each in urls:
+        store = open_store(each)
+        gid = f"g{random.randrange(10**9)}"
+        await store.create(game_record(gid, outbox=(outbox_event(gid, 0),)))
+        await store.append(
+            gid, MoveRecord(1, 0, "m", applied_at=101.0, outbox=(outbox_event(gid, 1),))
+        )
+        rows = await store.player_events(gid, "alice", 0)
+        assert [r.event.event_id for r in rows] == [f"t:{gid}:0", f"t:{gid}:1"]
+        if each == url:
+            assert await store.load("g-old") is not None  # the old game is still there
+        await store.close()
