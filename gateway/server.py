@@ -22,7 +22,7 @@ from gateway.backends import Backends
 from gateway.catalog import Catalog
 from gateway.envoystats import EnvoyStats
 from gateway.metrics import GatewayMetrics
-from gateway.players import Players, serve_http
+from gateway.players import Players, mygames, serve_http
 from gateway.players import settings as players_settings
 from gateway.router import Router
 from services import registry
@@ -78,6 +78,7 @@ def settings() -> list[config.Setting]:
           "list each game's backend addresses in the catalog (operators only: the catalog "
           "answers anyone)"),
         *players_settings(),
+        *mygames.settings(),
         web.setting(),
         S("upstream_tls_ca", "TABLETOP_UPSTREAM_TLS_CA", "", "str",
           "PEM CA: call the game services over TLS, verifying them with it"),
@@ -155,6 +156,8 @@ def create_gateway(
     max_concurrent_calls: int = 10_000,
     behind_envoy: bool = False,
     players: Players | None = None,
+    streams_per_player: int = 8,
+    my_games_timeout: float = 5.0,
 ) -> tuple[grpc.aio.Server, int, Gateway]:
     """A gateway routing ``routes`` (game name -> addresses); start it with ``server.start()``.
 
@@ -212,7 +215,12 @@ def create_gateway(
             )
         ]
     )
-    signin = players.add_to(server, client_limits.client, metrics) if players else ()
+    signin = (  # PlayersService: SignIn and my games (gateway/players/mygames.py)
+        mygames.add_to(server, players, backends, client_limits.client, metrics,
+                       entries=tuple(routed), streams_per_player=streams_per_player,
+                       timeout=my_games_timeout)
+        if players else ()
+    )  # fmt: skip
     reflection.enable(
         server, (CATALOG, health.SERVICE_NAME, *signin, *(e.service_name for e in routed))
     )
@@ -326,6 +334,8 @@ async def serve(cfg: config.Config) -> None:
         catalog_show_backends=cfg.catalog_show_backends,
         max_concurrent_calls=cfg.max_concurrent_calls,
         players=players,
+        streams_per_player=cfg.streams_per_player,
+        my_games_timeout=cfg.my_games_timeout,
     )
     metrics_port = (  # with the guests' JWKS (gateway.players.http)
         serve_http(cfg.metrics_port, metrics_host(cfg), gateway.registry, players.jwks())

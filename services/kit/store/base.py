@@ -46,6 +46,40 @@ class GameRecord:
     # Seats created as bots: the per-owner caps on tables with a bot seat, and on tables
     # of bots alone (``bot_seats == players``), count them.
     bot_seats: int = 0
+    # The player (a player token's sub) holding each seat, "" for none: ``create`` writes
+    # them to the players' index (``list_games(player=...)``). Not read back by ``load``:
+    # the game's plan and log say who holds each seat.
+    seat_players: tuple[str, ...] = ()
+    # Players' events the creation makes (a table full at once starts): written to the
+    # outbox with the game row, never kept with it.
+    outbox: tuple[OutboxEvent, ...] = ()
+
+
+# --- the outbox: players' events, written with the move that makes them ---------------
+
+
+@dataclass(frozen=True)
+class OutboxEvent:
+    """One player's event as the outbox keeps it (services.kit.outbox makes and reads
+    them). ``body`` is its JSON; ``webhook``: the webhook is to post it."""
+
+    event_id: str  # unique: a second write of the same id is skipped
+    player_id: str
+    game_id: str
+    kind: str
+    body: str
+    created_at: float
+    webhook: bool = False
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An outbox row: its ``sequence`` strictly increases in one store, in commit order,
+    and is never reused (rows deleted by the retention leave gaps)."""
+
+    sequence: int
+    event: OutboxEvent
+    attempts: int = 0  # webhook posts tried
 
 
 @dataclass(frozen=True)
@@ -63,6 +97,16 @@ class MoveRecord:
     due_at: float | None = None  # always written: None clears the row's deadline
     bot_turn: bool = False  # always written
     human_at: float | None = None  # None: ``applied_at`` (an entry a person made)
+    # Players' events this entry makes (services.kit.outbox): written to the outbox in the
+    # same transaction as the move, never kept with it.
+    outbox: tuple[OutboxEvent, ...] = ()
+    # The player now holding ``seat`` (a join by a player), "" when it holds none any
+    # more (a leave), None when the entry changes no seat's player: the players' index
+    # takes it in the same transaction.
+    seat_player: str | None = None
+    # With a player taking the seat: refuse (QuotaExceeded "player_games") when that
+    # player already holds seats at this many unfinished games of the type (0: no limit).
+    player_games: int = 0
 
 
 # The status filters ``list_games`` takes.
@@ -146,6 +190,28 @@ class Quotas:
         return {name: limit for name, limit in applying.items() if limit}
 
 
+@dataclass(frozen=True)
+class PlayerQuotas:
+    """What one player may hold of a game type at once (0: no limit): unfinished tables
+    where it holds a seat, and of those, tables waiting for players. ``create`` checks
+    them for the players of ``GameRecord.seat_players``."""
+
+    games: int = 0
+    waiting: int = 0
+
+    def applying_to(self, game: GameRecord) -> dict[str, int]:
+        applying = {
+            "player_games": self.games,
+            "player_waiting": self.waiting if game.waiting else 0,
+        }
+        return {name: limit for name, limit in applying.items() if limit}
+
+
+def players_of(game: GameRecord) -> list[str]:
+    """The distinct players holding seats of ``game``, in seat order."""
+    return list(dict.fromkeys(p for p in game.seat_players if p))
+
+
 # What each quota counts among an owner's unfinished games (SQL: a boolean per row).
 QUOTA_COUNTS = {
     "games": "TRUE",
@@ -182,6 +248,8 @@ class QuotaExceeded(Exception):
             "waiting": "waiting tables",
             "bot_tables": "tables with a bot",
             "all_bot_tables": "tables of bots alone",
+            "player_games": "unfinished tables",
+            "player_waiting": "tables waiting for players",
         }.get(quota, quota)
         super().__init__(f"{owner} has {limit} {what}")
         self.owner = owner
@@ -228,8 +296,14 @@ class Store(Protocol):
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         """Write a new game at version 0; raise GameExists if the id is taken.
+
+        Its ``seat_players`` go to the players' index. With ``player_quotas``, raise
+        QuotaExceeded ("player_games", "player_waiting") when one of them already holds
+        seats at that many unfinished (waiting) tables of this type, counted in the
+        same step as the write.
 
         With ``game.owner`` and quotas (``owner_limit`` and ``waiting_limit`` are
         ``Quotas.games`` and ``Quotas.waiting``, ``quotas`` overrides both), raise
@@ -253,7 +327,8 @@ class Store(Protocol):
         ``move.bot_turn``, ``move.human_at`` (None: ``move.applied_at``) and, when
         ``move.lobby`` is not None, that lobby and ``waiting`` from its status; a
         finishing move clears ``waiting``. Raises VersionConflict or DuplicateRequest, and
-        writes nothing then.
+        writes nothing then. ``move.seat_player`` (not None) sets or clears the seat's
+        player in the players' index, after checking ``move.player_games`` (QuotaExceeded).
         """
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
@@ -274,6 +349,7 @@ class Store(Protocol):
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         """A lobby page: games of ``game_type``, newest first by (created_at, game_id),
         never a quarantined one.
@@ -281,7 +357,8 @@ class Store(Protocol):
         ``status`` is None or one of STATUSES; ``players`` an exact count; ``options``
         option names each equal (as JSON) to a scalar; ``after`` the (created_at,
         game_id) of the last game of the previous page: only games after it in this
-        order, so pages stay stable while newer games are created.
+        order, so pages stay stable while newer games are created. ``player``: only the
+        games where that player holds a seat (from the players' index).
         """
 
     async def count_waiting(self, game_type: str) -> int:
@@ -323,6 +400,40 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Finish pending writes and release connections."""
+
+
+class OutboxStore(Store, Protocol):
+    """A store with the outbox (every backend here): players' events, written by
+    ``create`` and ``append`` with the game row and the move (``outbox`` of the record),
+    in the same transaction."""
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        """``player_id``'s events of ``game_type`` with a sequence above ``after``, in order."""
+
+    async def last_event(self, game_type: str) -> int:
+        """The highest sequence written for ``game_type`` (0: none)."""
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        """Undelivered webhook events of ``game_type`` due at ``now`` and claimed by
+        nobody (or by a claim whose lease ran out), oldest first: each is claimed for
+        ``claimant`` until ``now + lease``. Replicas sharing a store never get the same
+        event while a claim holds."""
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        """The post of a claimed event: delivered, or failed (tried again from
+        ``retry_at``); the claim ends. Ignored when the claim is no longer ``claimant``'s."""
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        """Webhook events of ``game_type`` not delivered yet."""
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        """Remove outbox rows of ``game_type`` written before ``timestamp``; how many."""
 
 
 class SharedStore(Store, Protocol):

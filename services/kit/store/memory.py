@@ -12,8 +12,12 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    OutboxEvent,
+    PlayerQuotas,
     Quarantined,
+    QuotaExceeded,
     Quotas,
+    StoredEvent,
     VersionConflict,
     check_status,
     held,
@@ -21,6 +25,7 @@ from .base import (
     lobby_waiting,
     option_filter,
     over_quota,
+    players_of,
 )
 
 
@@ -37,6 +42,9 @@ class MemoryStore:
         self._moves: dict[str, list[MoveRecord]] = {}
         self._requests: dict[str, dict[str, int]] = {}
         self._quarantined_at: dict[str, float] = {}
+        self._outbox = _Outbox()
+        # The players' index: by game, each seat's player.
+        self._players: dict[str, dict[int, str]] = {}
 
     async def create(
         self,
@@ -44,6 +52,7 @@ class MemoryStore:
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         if game.game_id in self._games:
             raise GameExists(game.game_id)
@@ -67,9 +76,29 @@ class MemoryStore:
                 if g.owner == game.owner and g.game_type == game.game_type and g.finished_at is None
             ]
             over_quota(game.owner, limits, held(mine))
-        self._games[game.game_id] = game
+        player_limits = (player_quotas or PlayerQuotas()).applying_to(game)
+        for player in players_of(game) if player_limits else ():
+            held_by = self._held_by(player, game.game_type)
+            counts = {
+                "player_games": len(held_by),
+                "player_waiting": sum(g.waiting for g in held_by),
+            }
+            over_quota(player, player_limits, counts)
+        self._games[game.game_id] = dataclasses.replace(game, outbox=())
+        self._players[game.game_id] = {i: p for i, p in enumerate(game.seat_players) if p}
         self._moves[game.game_id] = []
         self._requests[game.game_id] = {}
+        self._outbox.write(game.game_type, game.outbox)
+
+    def _held_by(self, player: str, game_type: str) -> list[GameRecord]:
+        """The unfinished games of ``game_type`` where ``player`` holds a seat."""
+        return [
+            g
+            for gid, seats in self._players.items()
+            if player in seats.values()
+            and (g := self._games[gid]).game_type == game_type
+            and g.finished_at is None
+        ]
 
     async def load(self, game_id: str) -> GameRecord | None:
         return self._games.get(game_id)
@@ -88,10 +117,28 @@ class MemoryStore:
             raise DuplicateRequest(requests[move.request_id])
         if game.version != move.version - 1:
             raise VersionConflict(game.version)
+        player, most = move.seat_player, move.player_games
+        if player and most and len(self._held_by(player, game.game_type)) >= most:
+            raise QuotaExceeded(player, most, "player_games")
+        if move.seat_player is not None:
+            seats = self._players.setdefault(game_id, {})
+            seats.pop(move.seat, None)
+            if move.seat_player:
+                seats[move.seat] = move.seat_player
         lobby = _copy(move.lobby)
         self._moves[game_id].append(
-            dataclasses.replace(move, lobby=None, due_at=None, bot_turn=False, human_at=None)
+            dataclasses.replace(
+                move,
+                outbox=(),
+                lobby=None,
+                due_at=None,
+                bot_turn=False,
+                human_at=None,
+                seat_player=None,
+                player_games=0,
+            )
         )
+        self._outbox.write(game.game_type, move.outbox)
         if move.request_id is not None:
             requests[move.request_id] = move.version
         waiting = game.waiting if lobby is None else lobby_waiting(lobby)
@@ -115,6 +162,7 @@ class MemoryStore:
         ]
         for gid in gone:
             del self._games[gid], self._moves[gid], self._requests[gid]
+            self._players.pop(gid, None)
             self._quarantined_at.pop(gid, None)
         return gone
 
@@ -138,12 +186,15 @@ class MemoryStore:
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         check_status(status)
         wanted = option_filter(options)
 
         def listed(g: GameRecord) -> bool:
             if g.game_type != game_type or g.quarantined is not None:
+                return False
+            if player is not None and player not in self._players.get(g.game_id, {}).values():
                 return False
             finished = g.finished_at is not None
             if status == "waiting" and not (g.waiting and not finished):
@@ -234,5 +285,99 @@ class MemoryStore:
             "moves": [dataclasses.asdict(m) for m in self._moves[game_id]],
         }
 
+    # --- the outbox --------------------------------------------------------------------
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        found = [
+            row.stored()
+            for row in self._outbox.rows
+            if row.game_type == game_type
+            and row.event.player_id == player_id
+            and row.sequence > after
+        ]
+        return found[: max(limit, 0)]
+
+    async def last_event(self, game_type: str) -> int:
+        return max((r.sequence for r in self._outbox.rows if r.game_type == game_type), default=0)
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        due = sorted(
+            (
+                r
+                for r in self._outbox.rows
+                if r.game_type == game_type
+                and r.event.webhook
+                and r.delivered_at is None
+                and r.retry_at <= now
+                and (r.claimed_until is None or r.claimed_until < now)
+            ),
+            key=lambda r: (r.retry_at, r.sequence),
+        )[: max(limit, 0)]
+        for row in due:
+            row.claimed_by, row.claimed_until = claimant, now + lease
+        return [row.stored() for row in due]
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        for row in self._outbox.rows:
+            if row.sequence == sequence and row.claimed_by == claimant and not row.delivered_at:
+                row.attempts += 1
+                row.claimed_by, row.claimed_until = None, None
+                row.delivered_at = now if delivered else None
+                row.retry_at = retry_at
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        return sum(
+            r.game_type == game_type and r.event.webhook and r.delivered_at is None
+            for r in self._outbox.rows
+        )
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        kept = [
+            r
+            for r in self._outbox.rows
+            if r.game_type != game_type or r.event.created_at >= timestamp
+        ]
+        gone = len(self._outbox.rows) - len(kept)
+        self._outbox.rows = kept
+        return gone
+
     async def close(self) -> None:
         return None
+
+
+@dataclasses.dataclass
+class _Row:
+    sequence: int
+    game_type: str
+    event: OutboxEvent
+    attempts: int = 0
+    retry_at: float = 0.0
+    delivered_at: float | None = None
+    claimed_by: str | None = None
+    claimed_until: float | None = None
+
+    def stored(self) -> StoredEvent:
+        return StoredEvent(self.sequence, self.event, self.attempts)
+
+
+class _Outbox:
+    """The outbox's rows, in sequence order."""
+
+    def __init__(self) -> None:
+        self.rows: list[_Row] = []
+        self.ids: set[str] = set()
+        self.last = 0
+
+    def write(self, game_type: str, events: tuple[OutboxEvent, ...]) -> None:
+        for event in events:
+            if event.event_id in self.ids:
+                continue
+            self.ids.add(event.event_id)
+            self.last += 1
+            self.rows.append(_Row(self.last, game_type, event))

@@ -41,15 +41,19 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    OutboxEvent,
+    PlayerQuotas,
     Quarantined,
     QuotaExceeded,
     Quotas,
+    StoredEvent,
     StoreError,
     VersionConflict,
     check_status,
     lobby_waiting,
     option_filter,
     over_quota,
+    players_of,
 )
 
 CHANNEL = "tabletop_moves"
@@ -119,7 +123,84 @@ CREATE INDEX IF NOT EXISTS tabletop_games_human ON tabletop_games (game_type, hu
 -- bot_turns: games with a bot to move, the longest waiting first.
 CREATE INDEX IF NOT EXISTS tabletop_games_bot_turn ON tabletop_games (game_type, updated_at)
     WHERE finished_at IS NULL AND bot_turn;
+-- players (issue 26): who holds each seat, by player: ListGames "mine" and the
+-- per-player quotas read it, never scanning every game.
+CREATE TABLE IF NOT EXISTS tabletop_game_players (
+    game_id   TEXT NOT NULL REFERENCES tabletop_games (game_id) ON DELETE CASCADE,
+    seat      INTEGER NOT NULL,
+    player_id TEXT NOT NULL,
+    game_type TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS tabletop_game_players_player
+    ON tabletop_game_players (player_id, game_type, game_id);
+-- end of players
+-- The outbox (services.kit.outbox): players' events, written in the transaction of the
+-- move that makes them. An identity is never reused, so cursors stay valid.
+CREATE TABLE IF NOT EXISTS tabletop_player_events (
+    sequence      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    event_id      TEXT NOT NULL UNIQUE,
+    game_type     TEXT NOT NULL,
+    player_id     TEXT NOT NULL,
+    game_id       TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    created_at    DOUBLE PRECISION NOT NULL,
+    webhook       BOOLEAN NOT NULL DEFAULT false,
+    delivered_at  DOUBLE PRECISION,
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    retry_at      DOUBLE PRECISION NOT NULL DEFAULT 0,
+    claimed_by    TEXT,
+    claimed_until DOUBLE PRECISION
+);
+CREATE INDEX IF NOT EXISTS tabletop_player_events_player
+    ON tabletop_player_events (game_type, player_id, sequence);
+CREATE INDEX IF NOT EXISTS tabletop_player_events_created
+    ON tabletop_player_events (game_type, created_at);
+CREATE INDEX IF NOT EXISTS tabletop_player_events_webhook
+    ON tabletop_player_events (game_type, retry_at, sequence)
+    WHERE webhook AND delivered_at IS NULL;
 """
+# Outbox rows of a game type commit in their sequence's order: every write of events
+# takes its type's lock (until its commit) before its rows draw their sequences, so a
+# reader that has seen sequence n never later finds a smaller one committed (it would
+# skip it for ever). Readers read one type at a time: other types need not wait.
+_OUTBOX_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('tabletop_outbox ' || %s, 0))"
+_EVENT_COLUMNS = "sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts"
+
+
+def _stored_event(row: tuple[Any, ...]) -> StoredEvent:
+    sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts = row
+    event = OutboxEvent(event_id, player_id, game_id, kind, body, created_at, bool(webhook))
+    return StoredEvent(sequence, event, attempts)
+
+
+async def _write_outbox(
+    conn: psycopg.AsyncConnection[Any], game_type: str, events: tuple[OutboxEvent, ...]
+) -> None:
+    """The events' rows, in the caller's transaction (an id written before is skipped)."""
+    if not events:
+        return
+    await conn.execute(_OUTBOX_LOCK, (game_type,))
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO tabletop_player_events (event_id, game_type, player_id, game_id,"
+            " kind, body, created_at, webhook) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (event_id) DO NOTHING",
+            [
+                (e.event_id, game_type, e.player_id, e.game_id, e.kind, e.body, e.created_at,
+                 e.webhook)
+                for e in events
+            ],
+        )  # fmt: skip
+
+
+# A player's unfinished tables of a type, and of those the waiting ones.
+_PLAYER_HELD = (
+    "SELECT count(DISTINCT p.game_id), count(DISTINCT p.game_id) FILTER (WHERE g.waiting)"
+    " FROM tabletop_game_players p JOIN tabletop_games g ON g.game_id = p.game_id"
+    " WHERE p.player_id = %s AND p.game_type = %s AND g.finished_at IS NULL"
+)
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, token_hashes, version,"
@@ -279,8 +360,10 @@ class PostgresStore:
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         limits = (quotas or Quotas(owner_limit, waiting_limit)).applying_to(game)
+        player_limits = (player_quotas or PlayerQuotas()).applying_to(game)
         async with self._connection() as conn, conn.transaction():
             if game.owner is not None and limits:
                 # One owner's creates take turns (on every replica), so the counts hold.
@@ -298,6 +381,12 @@ class PostgresStore:
                 row = await cur.fetchone()
                 counts = row if row is not None else (0,) * len(limits)
                 over_quota(game.owner, limits, dict(zip(limits, counts, strict=True)))
+            for player in players_of(game) if player_limits else ():
+                await self._player_turn(conn, player)
+                cur = await conn.execute(_PLAYER_HELD, (player, game.game_type))
+                held = await cur.fetchone() or (0, 0)
+                counts = {"player_games": held[0], "player_waiting": held[1]}
+                over_quota(player, player_limits, counts)
             try:
                 await conn.execute(
                     f"INSERT INTO tabletop_games ({_GAME_COLUMNS}) VALUES (%s, %s, %s, %s, %s,"
@@ -323,6 +412,18 @@ class PostgresStore:
                 )
             except errors.UniqueViolation as exc:
                 raise GameExists(game.game_id) from exc
+            await _write_outbox(conn, game.game_type, game.outbox)
+            for seat, player in enumerate(game.seat_players):
+                if player:
+                    await conn.execute(
+                        "INSERT INTO tabletop_game_players VALUES (%s, %s, %s, %s)",
+                        (game.game_id, seat, player, game.game_type),
+                    )
+
+    @staticmethod
+    async def _player_turn(conn: psycopg.AsyncConnection, player: str) -> None:
+        """One player's quota checks take turns (on every replica), so the counts hold."""
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"player {player}",))
 
     async def append(self, game_id: str, move: MoveRecord) -> None:
         async with self._connection() as conn:
@@ -352,6 +453,9 @@ class PostgresStore:
         found = await self._request_version(conn, game_id, move.request_id)
         if found is not None:
             raise DuplicateRequest(found)
+        if move.seat_player and move.player_games:
+            # Before the game row's lock, as create takes it: no two orders of locks.
+            await self._player_turn(conn, move.seat_player)
         has_lobby = move.lobby is not None
         cur = await conn.execute(
             "UPDATE tabletop_games SET version = %s, updated_at = %s,"
@@ -404,7 +508,39 @@ class PostgresStore:
                 move.applied_at,
             ),
         )
+        if move.outbox:
+            cur = await conn.execute(
+                "SELECT game_type FROM tabletop_games WHERE game_id = %s", (game_id,)
+            )
+            row = await cur.fetchone()
+            await _write_outbox(conn, row[0] if row else "", move.outbox)
+        if move.seat_player is not None:
+            await self._seat_player(conn, game_id, move)
         await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{move.version} {game_id}"))
+
+    async def _seat_player(
+        self, conn: psycopg.AsyncConnection, game_id: str, move: MoveRecord
+    ) -> None:
+        """The seat's player in the players' index (the quota first)."""
+        cur = await conn.execute(
+            "SELECT game_type FROM tabletop_games WHERE game_id = %s", (game_id,)
+        )
+        row = await cur.fetchone()
+        game_type = row[0] if row else ""
+        if move.seat_player and move.player_games:
+            cur = await conn.execute(_PLAYER_HELD, (move.seat_player, game_type))
+            held = await cur.fetchone() or (0, 0)
+            if held[0] >= move.player_games:
+                raise QuotaExceeded(move.seat_player, move.player_games, "player_games")
+        await conn.execute(
+            "DELETE FROM tabletop_game_players WHERE game_id = %s AND seat = %s",
+            (game_id, move.seat),
+        )
+        if move.seat_player:
+            await conn.execute(
+                "INSERT INTO tabletop_game_players VALUES (%s, %s, %s, %s)",
+                (game_id, move.seat, move.seat_player, game_type),
+            )
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
         async with self._connection() as conn:
@@ -435,11 +571,19 @@ class PostgresStore:
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         check_status(status)
         wanted = option_filter(options)
         query = f"SELECT {_GAME_COLUMNS}, NULL FROM tabletop_games g WHERE game_type = %s"
         args: list[Any] = [game_type]
+        if player is not None:
+            # The players' index finds the player's games; no walk of the type's games.
+            query += (
+                " AND g.game_id IN (SELECT p.game_id FROM tabletop_game_players p"
+                " WHERE p.player_id = %s AND p.game_type = %s)"
+            )
+            args += [player, game_type]
         if status is not None:
             query += _STATUS_WHERE[status]
         if players is not None:
@@ -584,6 +728,76 @@ class PostgresStore:
                     "SELECT * FROM tabletop_moves WHERE game_id = %s ORDER BY version"
                 ),
             }
+
+    # --- the outbox ------------------------------------------------------------------
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM tabletop_player_events WHERE game_type = %s"
+                " AND player_id = %s AND sequence > %s ORDER BY sequence LIMIT %s",
+                (game_type, player_id, after, max(limit, 0)),
+            )
+            return [_stored_event(row) for row in await cur.fetchall()]
+
+    async def last_event(self, game_type: str) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT max(sequence) FROM tabletop_player_events WHERE game_type = %s",
+                (game_type,),
+            )
+            row = await cur.fetchone()
+            return int(row[0] or 0) if row else 0
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        # SKIP LOCKED: replicas claiming at once take different rows; a claim whose lease
+        # ran out (its replica died) is taken again.
+        async with self._connection() as conn, conn.transaction():
+            cur = await conn.execute(
+                "UPDATE tabletop_player_events SET claimed_by = %s, claimed_until = %s"
+                " WHERE sequence IN (SELECT sequence FROM tabletop_player_events"
+                "   WHERE game_type = %s AND webhook AND delivered_at IS NULL AND retry_at <= %s"
+                "   AND (claimed_until IS NULL OR claimed_until < %s)"
+                "   ORDER BY retry_at, sequence LIMIT %s FOR UPDATE SKIP LOCKED)"
+                f" RETURNING {_EVENT_COLUMNS}",
+                (claimant, now + lease, game_type, now, now, max(limit, 0)),
+            )
+            rows = sorted(await cur.fetchall(), key=lambda r: r[0])
+            return [_stored_event(row) for row in rows]
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        async with self._connection() as conn:
+            await conn.execute(
+                "UPDATE tabletop_player_events SET attempts = attempts + 1, claimed_by = NULL,"
+                " claimed_until = NULL,"
+                " delivered_at = CASE WHEN %s THEN %s::double precision END, retry_at = %s"
+                " WHERE sequence = %s AND claimed_by = %s AND delivered_at IS NULL",
+                (delivered, now, retry_at, sequence, claimant),
+            )
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM tabletop_player_events WHERE game_type = %s"
+                " AND webhook AND delivered_at IS NULL",
+                (game_type,),
+            )
+            row = await cur.fetchone()
+            return int(row[0]) if row else 0
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        async with self._connection() as conn:
+            cur = await conn.execute(
+                "DELETE FROM tabletop_player_events WHERE game_type = %s AND created_at < %s",
+                (game_type, timestamp),
+            )
+            return cur.rowcount
 
     # --- following the other replicas ------------------------------------------------
 

@@ -37,16 +37,20 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    OutboxEvent,
+    PlayerQuotas,
     Quarantined,
     QuotaExceeded,
     Quotas,
     StoreCorrupt,
+    StoredEvent,
     StoreError,
     VersionConflict,
     check_status,
     lobby_waiting,
     option_filter,
     over_quota,
+    players_of,
 )
 
 SCHEMA = """
@@ -123,6 +127,77 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS games_bot_turn ON games (game_type, updated_at)"
     " WHERE finished_at IS NULL AND bot_turn = 1",
 )
+# The outbox (services.kit.outbox): players' events, written in the transaction of the
+# move that makes them; a file written before it gets the table on open. AUTOINCREMENT:
+# a sequence is never reused once the retention deletes rows (cursors hold sequences).
+OUTBOX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS player_events (
+    sequence      INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id      TEXT NOT NULL UNIQUE,
+    game_type     TEXT NOT NULL,
+    player_id     TEXT NOT NULL,
+    game_id       TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    created_at    REAL NOT NULL,
+    webhook       INTEGER NOT NULL DEFAULT 0,
+    delivered_at  REAL,
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    retry_at      REAL NOT NULL DEFAULT 0,
+    claimed_by    TEXT,
+    claimed_until REAL
+);
+CREATE INDEX IF NOT EXISTS player_events_player ON player_events (game_type, player_id, sequence);
+CREATE INDEX IF NOT EXISTS player_events_created ON player_events (game_type, created_at);
+CREATE INDEX IF NOT EXISTS player_events_webhook ON player_events (game_type, retry_at, sequence)
+    WHERE webhook = 1 AND delivered_at IS NULL;
+"""
+_EVENT_COLUMNS = "sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts"
+
+
+def _stored_event(row: tuple[Any, ...]) -> StoredEvent:
+    sequence, event_id, player_id, game_id, kind, body, created_at, webhook, attempts = row
+    event = OutboxEvent(event_id, player_id, game_id, kind, body, created_at, bool(webhook))
+    return StoredEvent(sequence, event, attempts)
+
+
+def _write_outbox(
+    conn: sqlite3.Connection, game_type: str, events: tuple[OutboxEvent, ...]
+) -> None:
+    """The events' rows, in the caller's transaction (an id written before is skipped)."""
+    conn.executemany(
+        "INSERT INTO player_events (event_id, game_type, player_id, game_id, kind, body,"
+        " created_at, webhook) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
+        [
+            (e.event_id, game_type, e.player_id, e.game_id, e.kind, e.body, e.created_at,
+             int(e.webhook))
+            for e in events
+        ],
+    )  # fmt: skip
+
+
+# --- players (issue 26): who holds each seat, an index the game's log also says --------
+# A table of its own (new files and old ones alike get it on open): ListGames "mine"
+# and the per-player quotas read it by player, never scanning every game.
+PLAYERS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS game_players (
+    game_id   TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
+    seat      INTEGER NOT NULL,
+    player_id TEXT NOT NULL,
+    game_type TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS game_players_player ON game_players (player_id, game_type, game_id);
+"""
+# A player's unfinished tables of a type, and of those the waiting ones.
+_PLAYER_HELD = (
+    "SELECT count(DISTINCT p.game_id),"
+    " count(DISTINCT CASE WHEN g.waiting = 1 THEN p.game_id END)"
+    " FROM game_players p JOIN games g ON g.game_id = p.game_id"
+    " WHERE p.player_id = ? AND p.game_type = ? AND g.finished_at IS NULL"
+)
+# --- end of players --------------------------------------------------------------------
+
 _GAME_COLUMNS = (
     "g.game_id, g.game_type, g.players, g.options, g.seed, g.token_hashes, g.version,"
     " g.created_at, g.updated_at, g.finished_at, g.owner, q.reason,"
@@ -280,6 +355,8 @@ class SqliteStore:
                         setup.execute(BACKFILLS[table, column])
             for statement in INDEXES:
                 setup.execute(statement)
+            setup.executescript(OUTBOX_SCHEMA)
+            setup.executescript(PLAYERS_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupt(
                 f"sqlite file {self.path} is corrupt ({exc}); restore it from a backup"
@@ -366,6 +443,7 @@ class SqliteStore:
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         # Encoded here, not in the writer thread: a value JSON cannot carry fails this call.
         row = (
@@ -390,6 +468,10 @@ class SqliteStore:
         counted = ", ".join(
             f"coalesce(sum(CASE WHEN {QUOTA_COUNTS[name]} THEN 1 ELSE 0 END), 0)" for name in limits
         )
+        player_limits = (player_quotas or PlayerQuotas()).applying_to(game)
+        seat_rows = [
+            (game.game_id, i, p, game.game_type) for i, p in enumerate(game.seat_players) if p
+        ]
 
         def op(conn: sqlite3.Connection) -> None:
             if game.owner is not None and limits:
@@ -400,6 +482,10 @@ class SqliteStore:
                     (game.game_type, game.owner),
                 ).fetchone()
                 over_quota(game.owner, limits, dict(zip(limits, counts, strict=True)))
+            for player in players_of(game) if player_limits else ():
+                games, waiting = conn.execute(_PLAYER_HELD, (player, game.game_type)).fetchone()
+                counts = {"player_games": games, "player_waiting": waiting}
+                over_quota(player, player_limits, counts)
             try:
                 conn.execute(
                     "INSERT INTO games (game_id, game_type, players, options, seed,"
@@ -410,6 +496,8 @@ class SqliteStore:
                 )
             except sqlite3.IntegrityError as exc:
                 raise GameExists(game.game_id) from exc
+            _write_outbox(conn, game.game_type, game.outbox)
+            conn.executemany("INSERT INTO game_players VALUES (?, ?, ?, ?)", seat_rows)
 
         await self._write(op)
 
@@ -427,6 +515,24 @@ class SqliteStore:
         lobby = _dumps_or_none(move.lobby)
         waiting = move.lobby is not None and lobby_waiting(move.lobby)
         events = json.dumps(move.events, separators=(",", ":"))
+
+        def players(conn: sqlite3.Connection) -> None:
+            """The seat's player in the players' index (the quota first)."""
+            game_type = conn.execute(
+                "SELECT game_type FROM games WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+            if move.seat_player and move.player_games:
+                held = conn.execute(_PLAYER_HELD, (move.seat_player, game_type)).fetchone()[0]
+                if held >= move.player_games:
+                    raise QuotaExceeded(move.seat_player, move.player_games, "player_games")
+            conn.execute(
+                "DELETE FROM game_players WHERE game_id = ? AND seat = ?", (game_id, move.seat)
+            )
+            if move.seat_player:
+                conn.execute(
+                    "INSERT INTO game_players VALUES (?, ?, ?, ?)",
+                    (game_id, move.seat, move.seat_player, game_type),
+                )
 
         def op(conn: sqlite3.Connection) -> None:
             # The request id is looked up only when the write fails: a used id wins over a
@@ -484,6 +590,13 @@ class SqliteStore:
                 if used is None:
                     raise
                 raise used from None
+            if move.outbox:
+                game_type = conn.execute(
+                    "SELECT game_type FROM games WHERE game_id = ?", (game_id,)
+                ).fetchone()[0]
+                _write_outbox(conn, game_type, move.outbox)
+            if move.seat_player is not None:
+                players(conn)
 
         await self._write(op)
 
@@ -498,6 +611,7 @@ class SqliteStore:
             for gid in ids:
                 conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
                 conn.execute("DELETE FROM quarantine WHERE game_id = ?", (gid,))
+                conn.execute("DELETE FROM game_players WHERE game_id = ?", (gid,))
                 conn.execute("DELETE FROM games WHERE game_id = ?", (gid,))
             return ids
 
@@ -568,6 +682,7 @@ class SqliteStore:
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         check_status(status)
         where, params = _option_where(option_filter(options))
@@ -576,6 +691,13 @@ class SqliteStore:
             " WHERE g.game_type = ? AND q.game_id IS NULL"
         )
         args: list[Any] = [game_type]
+        if player is not None:
+            # The players' index finds the player's games; no walk of the type's games.
+            query += (
+                " AND g.game_id IN (SELECT p.game_id FROM game_players p"
+                " WHERE p.player_id = ? AND p.game_type = ?)"
+            )
+            args += [player, game_type]
         if status is not None:
             query += _STATUS_WHERE[status]
         if players is not None:
@@ -711,6 +833,84 @@ class SqliteStore:
             }
 
         return await self._read(fn)
+
+    # --- the outbox --------------------------------------------------------------------
+
+    async def player_events(
+        self, game_type: str, player_id: str, after: int, limit: int = 200
+    ) -> list[StoredEvent]:
+        def fn(conn: sqlite3.Connection) -> list[StoredEvent]:
+            rows = conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM player_events WHERE game_type = ?"
+                " AND player_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+                (game_type, player_id, after, max(limit, 0)),
+            ).fetchall()
+            return [_stored_event(row) for row in rows]
+
+        return await self._read(fn)
+
+    async def last_event(self, game_type: str) -> int:
+        def fn(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT max(sequence) FROM player_events WHERE game_type = ?", (game_type,)
+            ).fetchone()
+            return int(row[0] or 0)
+
+        return await self._read(fn)
+
+    async def claim_webhooks(
+        self, game_type: str, claimant: str, now: float, lease: float, limit: int = 20
+    ) -> list[StoredEvent]:
+        def op(conn: sqlite3.Connection) -> list[StoredEvent]:
+            # One writer thread: the select and the claim are one step.
+            rows = conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM player_events WHERE game_type = ?"
+                " AND webhook = 1 AND delivered_at IS NULL AND retry_at <= ?"
+                " AND (claimed_until IS NULL OR claimed_until < ?)"
+                " ORDER BY retry_at, sequence LIMIT ?",
+                (game_type, now, now, max(limit, 0)),
+            ).fetchall()
+            conn.executemany(
+                "UPDATE player_events SET claimed_by = ?, claimed_until = ? WHERE sequence = ?",
+                [(claimant, now + lease, row[0]) for row in rows],
+            )
+            return [_stored_event(row) for row in rows]
+
+        return await self._write(op)
+
+    async def webhook_result(
+        self, sequence: int, claimant: str, delivered: bool, now: float, retry_at: float
+    ) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "UPDATE player_events SET attempts = attempts + 1, claimed_by = NULL,"
+                " claimed_until = NULL, delivered_at = CASE WHEN ? THEN ? END, retry_at = ?"
+                " WHERE sequence = ? AND claimed_by = ? AND delivered_at IS NULL",
+                (delivered, now, retry_at, sequence, claimant),
+            )
+
+        await self._write(op)
+
+    async def webhooks_pending(self, game_type: str) -> int:
+        def fn(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT count(*) FROM player_events WHERE game_type = ? AND webhook = 1"
+                " AND delivered_at IS NULL AND retry_at >= 0",
+                (game_type,),
+            ).fetchone()
+            return int(row[0])
+
+        return await self._read(fn)
+
+    async def delete_events_before(self, game_type: str, timestamp: float) -> int:
+        def op(conn: sqlite3.Connection) -> int:
+            gone = conn.execute(
+                "DELETE FROM player_events WHERE game_type = ? AND created_at < ?",
+                (game_type, timestamp),
+            )
+            return int(gone.rowcount)
+
+        return await self._write(op)
 
     async def close(self) -> None:
         if self._closed:
