@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from services.kit.ratings.job import RatingJob
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ class MoveRecord:
     due_at: float | None = None  # always written: None clears the row's deadline
     bot_turn: bool = False  # always written
     human_at: float | None = None  # None: ``applied_at`` (an entry a person made)
+    # A finishing entry of a rated table: rated in the same transaction (store/ratings.py).
+    rating: RatingJob | None = None
 
 
 # The status filters ``list_games`` takes.

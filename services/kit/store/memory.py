@@ -22,6 +22,7 @@ from .base import (
     option_filter,
     over_quota,
 )
+from .ratings import MemoryRatings
 
 
 def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -30,8 +31,9 @@ def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return None if value is None else json.loads(json.dumps(dict(value)))
 
 
-class MemoryStore:
+class MemoryStore(MemoryRatings):
     def __init__(self, url: str = "memory://") -> None:
+        super().__init__()
         self.url = url
         self._games: dict[str, GameRecord] = {}
         self._moves: dict[str, list[MoveRecord]] = {}
@@ -88,9 +90,13 @@ class MemoryStore:
             raise DuplicateRequest(requests[move.request_id])
         if game.version != move.version - 1:
             raise VersionConflict(game.version)
+        if move.rating is not None:
+            self.rate_memory(move.rating, move.applied_at)
         lobby = _copy(move.lobby)
         self._moves[game_id].append(
-            dataclasses.replace(move, lobby=None, due_at=None, bot_turn=False, human_at=None)
+            dataclasses.replace(
+                move, lobby=None, due_at=None, bot_turn=False, human_at=None, rating=None
+            )
         )
         if move.request_id is not None:
             requests[move.request_id] = move.version

@@ -51,6 +51,8 @@ from .base import (
     option_filter,
     over_quota,
 )
+from .ratings import POSTGRES_SCHEMA as RATINGS_SCHEMA
+from .ratings import PostgresRatings, rate_postgres
 
 CHANNEL = "tabletop_moves"
 _SCHEMA_LOCK = 0x7AB1E70B  # pg_advisory_xact_lock key: one replica creates the schema
@@ -120,6 +122,7 @@ CREATE INDEX IF NOT EXISTS tabletop_games_human ON tabletop_games (game_type, hu
 CREATE INDEX IF NOT EXISTS tabletop_games_bot_turn ON tabletop_games (game_type, updated_at)
     WHERE finished_at IS NULL AND bot_turn;
 """
+SCHEMA += RATINGS_SCHEMA  # issue 28: tables of their own (store/ratings.py)
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, token_hashes, version,"
@@ -218,7 +221,7 @@ def split_url(url: str) -> tuple[str, int, int]:
     return urlunsplit(parts._replace(query=urlencode(rest))), pool_min, pool_max
 
 
-class PostgresStore:
+class PostgresStore(PostgresRatings):
     def __init__(self, url: str) -> None:
         self.url = url
         self._conninfo, pool_min, pool_max = split_url(url)
@@ -404,6 +407,8 @@ class PostgresStore:
                 move.applied_at,
             ),
         )
+        if move.rating is not None:  # after the game row's lock and checks: rated once
+            await rate_postgres(conn, move.rating, move.applied_at)
         await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{move.version} {game_id}"))
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:

@@ -48,6 +48,8 @@ from .base import (
     option_filter,
     over_quota,
 )
+from .ratings import SQLITE_SCHEMA as RATINGS_SCHEMA
+from .ratings import SqliteRatings, rate_sqlite
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -236,7 +238,7 @@ def check(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
-class SqliteStore:
+class SqliteStore(SqliteRatings):
     def __init__(self, url: str) -> None:
         self.url = url
         parts = urlsplit(url)
@@ -280,6 +282,7 @@ class SqliteStore:
                         setup.execute(BACKFILLS[table, column])
             for statement in INDEXES:
                 setup.execute(statement)
+            setup.executescript(RATINGS_SCHEMA)  # issue 28: tables of their own
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupt(
                 f"sqlite file {self.path} is corrupt ({exc}); restore it from a backup"
@@ -484,6 +487,8 @@ class SqliteStore:
                 if used is None:
                     raise
                 raise used from None
+            if move.rating is not None:  # after the checks: rated once, with the finish
+                rate_sqlite(conn, move.rating, move.applied_at)
 
         await self._write(op)
 
