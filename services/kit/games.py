@@ -58,6 +58,9 @@ from services.kit.errors import (
     VersionOutOfRange,
 )
 from services.kit.kernel import always_public
+from services.kit.ratings import headers as rated_headers
+from services.kit.ratings import metrics as rated_metrics
+from services.kit.ratings import tables as rated_tables
 from services.kit.seats import Seats
 from services.kit.store import (
     CorruptRow,
@@ -99,6 +102,7 @@ class Snapshot:
     waiting: bool = False  # seats still open: not started
     seats: tuple[SeatInfo, ...] = ()
     clock: tables.Clock | None = None
+    rated_shape: str = ""  # a rated table's shape name (docs/ratings.md); "" for none
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         owner_limit: int = 0,
         quota: str = "",
         plan: tables.Plan | None = None,
+        rated: bool = False,
     ) -> tuple[LiveGame, dict[int, str]]:
         """A new game and a secret token for each seat reserved for the creator (every
         seat without a ``plan``); the store keeps only their hashes.
@@ -301,6 +306,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             seed = secrets.randbits(63)
         if plan is not None and len(plan.seats) != players:
             raise BadOptions(f"seats lists {len(plan.seats)} seats for {players} players")
+        if rated:  # a rated table's rules (docs/ratings.md)
+            rated_tables.check_rated(info, players, options, plan)
         state = self.engine.new_game(seed, players, options)
         reserved = (
             range(players) if plan is None else plan.returns_tokens
@@ -325,7 +332,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             created_at=now,
             updated_at=now,
             owner=owner,
-            table=None if plan is None else plan.to_dict(),
+            table=rated_tables.config(plan, rated),
             lobby=table.lobby(),
             waiting=table.waiting,
             due_at=table.due_at(now),
@@ -558,6 +565,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 for i, s in enumerate(table.seats)
             ),
             clock=table.plan.clock,
+            rated_shape=rated_headers.rated_shape(self.engine.GAME, game.record),
         )
 
     def outcome(self, game: LiveGame) -> Outcome | None:
@@ -747,6 +755,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             due_at=None if finished else table.due_at(record.applied_at),
             bot_turn=not finished and table.bot_to_move() is not None,
             human_at=table.human_at,
+            rating=rated_tables.finishing_job(self.engine.GAME, game, self.outcome(game))
+            if finished
+            else None,
         )
         try:
             await self.store.append(game.record.game_id, record)
@@ -766,6 +777,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         if finished:
             self.in_progress = max(0, self.in_progress - 1)
             self.metrics.game_finished(self.game_type)
+            rated_metrics.finished(record.rating)
 
     @staticmethod
     def _lobby_changes(game: LiveGame, record: MoveRecord) -> bool:

@@ -24,6 +24,9 @@ from services.kit import auth, limits, lobby, status, wire
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.metrics import GameMetrics
+from services.kit.ratings import headers as rated_headers
+from services.kit.ratings import metrics as rated_metrics
+from services.kit.ratings import rpcs as ratings_rpcs
 from services.registry import ServiceEntry
 
 _log = structlog.get_logger("service")
@@ -135,6 +138,19 @@ def _bind_seat(seat: int | None) -> None:
         structlog.contextvars.bind_contextvars(seat=seat)
 
 
+def _player_id(manager: GameManager) -> Callable[[Any], Awaitable[str | None]]:
+    """The caller's player id, from a verified player's token (None without one)."""
+
+    async def of(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+        policy = getattr(manager, "players", None)  # the players' policy, where it is set
+        token = _token(context)
+        if policy is None or token is None:
+            return None
+        return getattr(await policy.caller(token), "id", None)
+
+    return of
+
+
 def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     pb2, codec, engine = spec.pb2, spec.codec, spec.engine
     info = engine.GAME
@@ -142,6 +158,12 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         manager.metrics if isinstance(manager.metrics, GameMetrics) else GameMetrics(info.name)
     )
     guard = _refuse_with_status(metrics)
+    seat_ratings = rated_headers.SeatRatings(manager.store, info)
+    rated_metrics.start(info)
+
+    async def header(snap: Snapshot) -> Any:
+        """The header, with a rated table's seat ratings (docs/ratings.md)."""
+        return await seat_ratings.fill(wire.header(snap), snap.rated_shape)
 
     converted: dict[int, tuple[Any, Any]] = {}
 
@@ -177,12 +199,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             owner_limit=owner.limit if owner else 0,
             quota=owner.quota if owner else "",
             plan=plan,
+            rated=request.rated,
         )
         structlog.contextvars.bind_contextvars(game_id=game.record.game_id)
         async with manager.locked(game.record.game_id) as live:
             snap = manager.snapshot(live, None)
         return pb2.CreateGameResponse(
-            game=wire.header(snap),
+            game=await header(snap),
             seat_tokens=wire.seat_tokens(snap.seat_names, tokens),
             view=view(snap),
         )
@@ -191,7 +214,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         game_id = _game_id(request)
         snap, seat = await manager.read(game_id, _token(context))
         _bind_seat(seat)
-        response = pb2.GetGameResponse(game=wire.header(snap), view=view(snap))
+        response = pb2.GetGameResponse(game=await header(snap), view=view(snap))
         if request.board_text:
             # Drawn from the response's own view and header, so it shows what they show
             # and nothing more. A renderer fault is ours: it ends the call INTERNAL and
@@ -205,7 +228,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         snap, moves, seat = await manager.legal_moves(game_id, _token(context))
         _bind_seat(seat)
         return pb2.ListMovesResponse(
-            game=wire.header(snap),
+            game=await header(snap),
             moves=[codec.move_to_proto(m) for m in moves],
             labels=[str(m) for m in moves],  # the text form the move log stores
         )
@@ -228,7 +251,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             with_view=not request.omit_view,
         )
         _bind_seat(snap.viewer)
-        response = pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn))
+        response = pb2.SubmitMoveResponse(game=await header(snap), turn=wire.turn(turn))
         if snap.view is not None:
             response.view.CopyFrom(view(snap))
         return response
@@ -252,7 +275,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                     if item.turn is not None:
                         response.turn.CopyFrom(wire.turn(item.turn))
                     if item.snapshot is not None:
-                        response.game.CopyFrom(wire.header(item.snapshot))
+                        response.game.CopyFrom(await header(item.snapshot))
                         response.view.CopyFrom(view(item.snapshot))
                     elif item.turn is not None:
                         response.game.game_id = game_id
@@ -287,7 +310,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         if not 0 < size <= HISTORY_PAGE_MAX:
             raise BadRequest(f"page_size must be 1..{HISTORY_PAGE_MAX}")
         snap, turns = await manager.history(game_id, _token(context), request.from_version, size)
-        return pb2.GetHistoryResponse(game=wire.header(snap), turns=[wire.turn(t) for t in turns])
+        return pb2.GetHistoryResponse(game=await header(snap), turns=[wire.turn(t) for t in turns])
 
     async def join_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
@@ -295,19 +318,19 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         snap, seat, token = await manager.join(game_id, seat, request.player_name)
         _bind_seat(seat)
         return pb2.JoinGameResponse(
-            game=wire.header(snap),
+            game=await header(snap),
             seat_token=wire.seat_tokens(snap.seat_names, {seat: token})[0],
             view=view(snap),
         )
 
     async def leave_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         snap = await manager.leave(_game_id(request), _token(context))
-        return pb2.LeaveGameResponse(game=wire.header(snap))
+        return pb2.LeaveGameResponse(game=await header(snap))
 
     async def resign(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         snap, turn = await manager.resign(_game_id(request), _token(context))
         _bind_seat(snap.viewer)
-        return pb2.ResignResponse(game=wire.header(snap), turn=wire.turn(turn))
+        return pb2.ResignResponse(game=await header(snap), turn=wire.turn(turn))
 
     seat_names = info.seat_names
 
@@ -318,7 +341,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         games = []
         for record in page:
             options = info.options_type.from_dict(record.options).to_dict()
-            games.append(wire.lobby_header(record, seat_names(record.players), options))
+            card = wire.lobby_header(record, seat_names(record.players), options)
+            games.append(await seat_ratings.fill(card, rated_headers.rated_shape(info, record)))
         token = lobby.page_token(query, page[-1]) if len(records) > query.size else ""
         return pb2.ListGamesResponse(games=games, next_page_token=token, waiting_tables=waiting)
 
@@ -350,5 +374,6 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
             ),
+            **ratings_rpcs.handlers(info, pb2, manager.store, unary, _player_id(manager)),
         },
     )
