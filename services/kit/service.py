@@ -18,11 +18,15 @@ from typing import Any
 
 import grpc
 import structlog
+from tabletop.common.v1 import matchmaking_pb2
 
 from client import render
 from services.kit import auth, limits, lobby, status, wire
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
+from services.kit.matchmaking import rpc as match_rpc
+from services.kit.matchmaking.matcher import Matchmaker
+from services.kit.matchmaking.settings import MatchSettings
 from services.kit.metrics import GameMetrics
 from services.kit.ratings import headers as rated_headers
 from services.kit.ratings import metrics as rated_metrics
@@ -138,15 +142,17 @@ def _bind_seat(seat: int | None) -> None:
         structlog.contextvars.bind_contextvars(seat=seat)
 
 
-def _player_id(manager: GameManager) -> Callable[[Any], Awaitable[str | None]]:
-    """The caller's player id, from a verified player's token (None without one)."""
+def _player(manager: GameManager) -> Callable[[Any], Awaitable[Any]]:
+    """The caller as a player (its id and name), from a verified player's token; None
+    without one."""
 
-    async def of(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    async def of(context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         policy = getattr(manager, "players", None)  # the players' policy, where it is set
         token = _token(context)
         if policy is None or token is None:
             return None
-        return getattr(await policy.caller(token), "id", None)
+        caller = await policy.caller(token)
+        return caller if hasattr(caller, "id") else None
 
     return of
 
@@ -160,6 +166,14 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     guard = _refuse_with_status(metrics)
     seat_ratings = rated_headers.SeatRatings(manager.store, info)
     rated_metrics.start(info)
+    matchmaker = Matchmaker(manager, MatchSettings.from_environment())
+
+    async def spectator_header(game_id: str) -> Any:
+        snap, _ = await manager.read(game_id, None)
+        return await header(snap)
+
+    async def refuse(context: grpc.aio.ServicerContext[Any, Any], exc: BaseException) -> None:
+        await _abort(context, exc, metrics)
 
     async def header(snap: Snapshot) -> Any:
         """The header, with a rated table's seat ratings (docs/ratings.md)."""
@@ -344,7 +358,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             card = wire.lobby_header(record, seat_names(record.players), options)
             games.append(await seat_ratings.fill(card, rated_headers.rated_shape(info, record)))
         token = lobby.page_token(query, page[-1]) if len(records) > query.size else ""
-        return pb2.ListGamesResponse(games=games, next_page_token=token, waiting_tables=waiting)
+        pools = [
+            matchmaking_pb2.PoolSize(shape=shape, rated=rated, players_waiting=n)
+            for (shape, rated), n in sorted(matchmaker.pool_sizes().items())
+        ]
+        return pb2.ListGamesResponse(
+            games=games, next_page_token=token, waiting_tables=waiting, pools=pools
+        )
 
     def unary(fn: Handler, name: str) -> grpc.RpcMethodHandler[Any, Any]:
         # Requests arrive as bytes and are parsed inside the guard, so bytes that are not
@@ -374,6 +394,16 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
             ),
-            **ratings_rpcs.handlers(info, pb2, manager.store, unary, _player_id(manager)),
+            **ratings_rpcs.handlers(info, pb2, manager.store, unary, _player(manager)),
+            "FindMatch": match_rpc.handler(
+                info,
+                pb2,
+                codec,
+                matchmaker,
+                _player(manager),
+                spectator_header,
+                refuse,
+                status.KNOWN,
+            ),
         },
     )

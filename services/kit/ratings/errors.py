@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.kit import auth
-from services.kit.errors import BadRequest
+from services.kit.errors import BadRequest, LimitReached, PlatformError, StaleVersion
 
 
 class RatedNeedsPlayers(BadRequest):
@@ -35,3 +35,18 @@ class RatingsPlayerRequired(auth.MissingToken):
     """UNAUTHENTICATED: GetRatings of oneself needs a player's token."""
 
     reason = "PLAYER_TOKEN_REQUIRED"
+
+
+class MatchReplaced(StaleVersion):
+    """ABORTED: a newer FindMatch of the same player replaced this stream."""
+
+    reason = "MATCH_REPLACED"
+
+    def __init__(self, message: str) -> None:
+        PlatformError.__init__(self, message)
+
+
+class PoolFull(LimitReached):
+    """RESOURCE_EXHAUSTED: as many players wait as the service allows."""
+
+    reason = "POOL_FULL"

@@ -46,19 +46,19 @@ def seat_player(seat: tables.SeatPlan | tables.SeatNow) -> str:
 
 
 def check_rated(info: GameInfo, players: int, options: Any, plan: tables.Plan | None) -> Shape:
-    """A rated table's shape, or the refusal: the creator's one reserved seat held by its
-    player (a player's token), every other seat open for a player (no bot), a shape, and
-    a clock that forfeits on timeout."""
+    """A rated table's shape, or the refusal: every reserved seat held by a player of its
+    own (the creator's, by its player's token; a match's, each its player's), every other
+    seat open for a player (no bot), a shape, and a clock that forfeits on timeout."""
     seats = plan.seats if plan is not None else ()
-    kinds = [s.kind for s in seats]
-    if tables.BOT in kinds:
-        raise RatedNeedsPlayers("a rated table has no bot seat: every seat is a player's")
-    if kinds.count(tables.RESERVED) != 1 or len(kinds) != players:
+    if len(seats) != players or any(s.kind == tables.BOT for s in seats):
         raise RatedNeedsPlayers(
-            "a rated table lists its seats: one reserved for the creator, the others open"
+            "a rated table lists its seats, each reserved for a player or open: no bot"
         )
-    if not any(seat_player(s) for s in seats):
+    held = [seat_player(s) for s in seats if s.kind == tables.RESERVED]
+    if not held or not all(held):
         raise RatingsPlayerRequired("a rated table is created with a player's token")
+    if len(set(held)) != len(held):
+        raise RatedNeedsPlayers("a player holds one seat of a rated table")
     shape = shape_of(info, players, options)
     if shape is None:
         known = ",".join(s.name for s in shapes(info))
