@@ -213,3 +213,26 @@ async def test_bad_requests_are_refused_and_join_no_pool():
             find(channel, "p-1", rated=True), grpc.StatusCode.INVALID_ARGUMENT, "RATED_NEEDS_CLOCK"
         )
         assert await pool_size(channel) == 0
+
+
+async def test_the_gateway_catalog_shows_each_pool_size():
+    from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
+
+    from tests.support import gateway_in_process
+
+    async with service() as (running, channel):
+        routes = {NAME: [running.address]}
+        async with gateway_in_process(routes) as (port, _):
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as gw:
+                catalog = catalog_pb2_grpc.CatalogServiceStub(gw)
+
+                async def pools():
+                    games = (await catalog.ListGames(catalog_pb2.ListGamesRequest())).games
+                    game = next(g for g in games if g.name == NAME)
+                    return [(p.shape, p.rated, p.players_waiting) for p in game.pools]
+
+                assert await pools() == []
+                waiting = find(channel, "player-solo")
+                await first_waiting(waiting)
+                assert await pools() == [("2p", False, 1)]
+                waiting.cancel()
