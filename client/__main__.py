@@ -21,6 +21,12 @@ Tables (open seats, bots, clocks) and the lobby:
     python -m client resign glow GAME --token T              # after it
     python -m client play glow GAME --token T --interactive  # one seat, in this terminal
 
+Ratings and matchmaking (a guest signs in through the gateway; docs/ratings.md):
+
+    python -m client match channeling        # wait for a player of your level, then play
+    python -m client ratings [GAME] [--player ID]
+    python -m client leaderboard glow --shape 3p
+
 It talks to the gateway (127.0.0.1:50051) unless --target names a service directly;
 TABLETOP_TARGET sets the default; --token can come from TABLETOP_TOKEN (--token wins).
 Where the service requires application keys, create and bot send --key (or TABLETOP_KEY)
@@ -46,6 +52,10 @@ from client.api import FINISHED, IN_PROGRESS, refusal
 from client.bot import cmd_bot
 from client.game import Game, chosen_move, move_texts, seat_label, show_state, show_turn
 from client.interactive import play_interactive
+from client.match import add_command as add_match
+from client.match import cmd_match
+from client.ratings import add_commands as add_ratings
+from client.ratings import cmd_leaderboard, cmd_ratings
 from client.render.colour import paint
 from client.tables import (
     LEVELS,
@@ -161,6 +171,8 @@ COMMANDS: dict[str, Callable[[Game, argparse.Namespace], None]] = {
     "watch": cmd_watch,
     "history": cmd_history,
     "bot": cmd_bot,
+    "leaderboard": cmd_leaderboard,
+    "match": cmd_match,
 }
 
 
@@ -326,6 +338,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--poll", type=float, default=0.2)
     p.add_argument("-v", "--verbose", action="store_true")
+    add_ratings(sub)
+    add_match(sub)
 
     with_ids = {name for name, p in sub.choices.items() if "game" in dests(p)}
     options = {o for p in sub.choices.values() for a in p._actions for o in a.option_strings}
@@ -343,6 +357,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.command == "games":
             cmd_games(channel, args)
+        elif args.command == "ratings":
+            cmd_ratings(channel, args)
         else:
             COMMANDS[args.command](Game(args.name, channel), args)
         sys.stdout.flush()  # here, where a reader gone away is caught below
