@@ -37,6 +37,7 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from services import registry
@@ -259,16 +260,25 @@ def main(argv: list[str] | None = None) -> None:
 # --- through the service ---------------------------------------------------------
 
 
-class _Players:
-    """The players' policy of the bench's service: each bearer names its player (the
-    token's verification is the players' own figure, not matchmaking's)."""
+def _players() -> tuple[object, Callable[[str], str]]:
+    """A players' policy trusting a key of the bench's own, and a signer of its tokens."""
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec
 
-    async def caller(self, token: str | None) -> object:
-        from services.kit.players import Player
+    from services.kit.players import StaticKey, Verifier, public_jwk
+    from services.kit.players.seats import PlayerPolicy
 
-        if token is None:
-            return None
-        return Player(token, f"P {token[-4:]}", "bench")
+    private = ec.generate_private_key(ec.SECP256R1())
+    verifier = Verifier(
+        StaticKey(public_jwk(private.public_key()), "bench"), issuer="bench", audience="bench"
+    )
+
+    def sign(player: str) -> str:
+        now = int(time.time())
+        claims = {"iss": "bench", "aud": "bench", "sub": player, "iat": now, "exp": now + 3600}
+        return jwt.encode(claims, private, algorithm="ES256", headers={"kid": "bench"})
+
+    return PlayerPolicy(verifier), sign
 
 
 async def _service_figures(players: int, seconds: float, seed: int, work: str) -> dict:
@@ -287,9 +297,11 @@ async def _service_figures(players: int, seconds: float, seed: int, work: str) -
     spec = GameService.load(registry.by_name("channeling"))
     store = open_store(f"sqlite:///{work}/match.db?synchronous=normal")
     manager = GameManager(spec.engine, store, metrics=GameMetrics("channeling"))
-    manager.players = _Players()  # type: ignore[attr-defined]
+    policy, sign = _players()
+    manager.players = policy  # type: ignore[assignment]
     await manager.start()
     ids = [f"bench-player-{i:05d}" for i in range(players)]
+    tokens = {p: sign(p) for p in ids}
     await store.replace_ratings(  # type: ignore[attr-defined]
         "channeling",
         [
@@ -318,7 +330,8 @@ async def _service_figures(players: int, seconds: float, seed: int, work: str) -
                 await asyncio.sleep(max(0.0, start + at - time.perf_counter()))
                 asked[player] = time.perf_counter()
                 stream = call(
-                    pb2.FindMatchRequest(), metadata=(("authorization", f"Bearer {player}"),)
+                    pb2.FindMatchRequest(),
+                    metadata=(("authorization", f"Bearer {tokens[player]}"),),
                 )
                 async for message in stream:
                     if message.HasField("found"):

@@ -30,7 +30,7 @@ from bench.stores import EngineScripts
 from client.api import GameClient
 from services import registry
 from services.kit.games import GameManager
-from services.kit.store import GameRecord, MoveRecord, Quarantined, Quotas
+from services.kit.store import GameRecord, MoveRecord, PlayerQuotas, Quarantined, Quotas
 
 
 @dataclass
@@ -109,6 +109,7 @@ class DiscardStore:
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         return None
 
@@ -138,6 +139,7 @@ class DiscardStore:
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         return []
 

@@ -19,6 +19,15 @@ Tables (open seats, bots, clocks) and the lobby:
     python -m client join glow GAME --name Bob [--seat 1]   # prints the seat's token, once
     python -m client leave glow GAME --token T               # before the start
     python -m client resign glow GAME --token T              # after it
+    python -m client rematch glow GAME --token T             # after the end: offer or accept
+
+Players (docs/players.md): sign in once, then play without seat tokens, on any device:
+
+    python -m client signin Ada                  # a guest; prints the player id
+    python -m client create glow --open 1        # the reserved seat is Ada's
+    python -m client join glow GAME              # as Ada (named by her token)
+    python -m client lobby glow --mine           # Ada's games, as her seat sees them
+    python -m client rematch glow GAME           # offer (or accept) a rematch
     python -m client play glow GAME --token T --interactive  # one seat, in this terminal
 
 Ratings and matchmaking (a guest signs in through the gateway; docs/ratings.md):
@@ -29,6 +38,8 @@ Ratings and matchmaking (a guest signs in through the gateway; docs/ratings.md):
 
 It talks to the gateway (127.0.0.1:50051) unless --target names a service directly;
 TABLETOP_TARGET sets the default; --token can come from TABLETOP_TOKEN (--token wins).
+Without either, a signed-in player's token is sent (TABLETOP_JWT, a provider's token,
+else the one `signin` keeps in ~/.config/tabletop/player.json, refreshed as it expires).
 Where the service requires application keys, create and bot send --key (or TABLETOP_KEY)
 with CreateGame, and nothing else: the key only creates, a seat token plays.
 It only uses the protos: what it does, any client can. A refused call prints its status,
@@ -54,6 +65,7 @@ from client.game import Game, chosen_move, move_texts, seat_label, show_state, s
 from client.interactive import play_interactive
 from client.match import add_command as add_match
 from client.match import cmd_match
+from client.players import cmd_signin, cmd_whoami, player_token
 from client.ratings import add_commands as add_ratings
 from client.ratings import cmd_leaderboard, cmd_ratings
 from client.render.colour import paint
@@ -64,6 +76,7 @@ from client.tables import (
     cmd_join,
     cmd_leave,
     cmd_lobby,
+    cmd_rematch,
     cmd_resign,
     seconds,
     waiting_for,
@@ -173,7 +186,10 @@ COMMANDS: dict[str, Callable[[Game, argparse.Namespace], None]] = {
     "bot": cmd_bot,
     "leaderboard": cmd_leaderboard,
     "match": cmd_match,
+    "rematch": cmd_rematch,
 }
+# Commands that send the signed-in player's token where no seat token is given.
+AS_PLAYER = {c for c in COMMANDS if c not in ("bot", "leaderboard", "match")}
 
 
 def dests(parser: argparse.ArgumentParser) -> set[str]:
@@ -207,6 +223,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("games", help="the games the gateway routes")
+    p = sub.add_parser("signin", help="sign in as a guest player; prints the player id")
+    p.add_argument("player_name", metavar="NAME", help="the name other players see")
+    p.add_argument("--new", action="store_true", help="a new player, not the one signed in")
+    sub.add_parser("whoami", help="the player signed in")
 
     def game_command(name: str, help_text: str, game_id: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
@@ -216,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument(
             "--token",
             default=os.environ.get("TABLETOP_TOKEN"),
-            help="the seat's token (default: TABLETOP_TOKEN)",
+            help="the seat's token (default: TABLETOP_TOKEN, else the signed-in player's)",
         )
         return p
 
@@ -288,19 +308,21 @@ def main(argv: list[str] | None = None) -> None:
         "--page-size", type=int, default=0, help="games per page (0: the service's default, 20)"
     )
     p.add_argument("--page-token", default="", help="the next page, as the previous one printed it")
+    p.add_argument("--mine", action="store_true", help="only the signed-in player's games")
     p = game_command("join", "take an open seat; prints its token, once")
     p.add_argument(
         "--name",
         dest="player_name",
         metavar="NAME",
-        required=True,
-        help="the name other players see",
+        default="",
+        help="the name other players see (a signed-in player: its own by default)",
     )
     p.add_argument(
         "--seat", type=int, default=None, help="the seat to take (default: the first open one)"
     )
     game_command("leave", "give your seat back before the game starts")
     game_command("resign", "give up your seat in a game in progress")
+    game_command("rematch", "offer (or accept) a rematch of a finished game")
     as_seat_help = (
         "draw the board from this seat's side, by number or name (default: the token's "
         "seat, else the first); only for boards drawn from a side (shrine)"
@@ -359,7 +381,13 @@ def main(argv: list[str] | None = None) -> None:
             cmd_games(channel, args)
         elif args.command == "ratings":
             cmd_ratings(channel, args)
+        elif args.command == "signin":
+            cmd_signin(channel, args)
+        elif args.command == "whoami":
+            cmd_whoami(channel, args)
         else:
+            if args.command in AS_PLAYER and not args.token:
+                args.token = player_token(channel)
             COMMANDS[args.command](Game(args.name, channel), args)
         sys.stdout.flush()  # here, where a reader gone away is caught below
     except grpc.RpcError as error:

@@ -103,12 +103,15 @@ class GameClient:
         tokens = [t.token for t in sorted(response.seat_tokens, key=lambda t: t.seat)]
         return CreatedGame(response.game.game_id, tokens, response)
 
-    async def join(self, game_id: str, name: str, seat: int | None = None) -> Any:
-        """Take an open seat (the first one unless ``seat``); the reply holds its token."""
+    async def join(
+        self, game_id: str, name: str, seat: int | None = None, token: str | None = None
+    ) -> Any:
+        """Take an open seat (the first one unless ``seat``); the reply holds its token.
+        With a player's ``token`` the seat is the player's (``name`` may then be empty)."""
         fields: dict[str, Any] = {"game_id": game_id, "player_name": name}
         if seat is not None:
             fields["seat"] = seat
-        return await self.call("JoinGame", **fields)
+        return await self.call("JoinGame", token, **fields)
 
     async def leave(self, game_id: str, token: str) -> Any:
         return await self.call("LeaveGame", token, game_id=game_id)

@@ -12,18 +12,13 @@ than ten rated games in that shape).
 from __future__ import annotations
 
 import argparse
-import json
-import os
-from pathlib import Path
 from typing import Any
 
 import grpc
-from tabletop.gateway.v1 import players_pb2, players_pb2_grpc
 
+from client import players
 from client.game import Game
 from services import registry
-
-GUEST_FILE = Path(os.environ.get("TABLETOP_GUEST_FILE", Path.home() / ".tabletop-guest.json"))
 
 
 def shown(rating: Any) -> str:
@@ -31,33 +26,15 @@ def shown(rating: Any) -> str:
 
 
 def player_token(channel: grpc.Channel, args: argparse.Namespace) -> str:
-    """The caller's player's token: --player-token (TABLETOP_PLAYER_TOKEN), else the
-    saved guest signed in again with its refresh token, else a new guest (saved)."""
+    """The caller's player's token: --player-token, else the CLI's sign-in (TABLETOP_JWT,
+    or the guest `signin NAME` keeps), else a new guest signed in now (--name)."""
     if getattr(args, "player_token", None):
         return str(args.player_token)
-    stub = players_pb2_grpc.PlayersServiceStub(channel)
-    saved: dict[str, str] = {}
-    if GUEST_FILE.exists():
-        saved = json.loads(GUEST_FILE.read_text())
-    request = players_pb2.SignInRequest(
-        refresh_token=saved.get("refresh_token", ""),
-        player_name="" if saved else (getattr(args, "player_name", None) or "Guest"),
-    )
-    try:
-        reply = stub.SignIn(request, timeout=30)
-    except grpc.RpcError:
-        if not saved:
-            raise
-        # The saved guest can no longer sign in (its key changed): a new guest.
-        reply = stub.SignIn(
-            players_pb2.SignInRequest(player_name=saved.get("player_name") or "Guest"),
-            timeout=30,
-        )
-    GUEST_FILE.write_text(
-        json.dumps({"refresh_token": reply.refresh_token, "player_name": reply.player_name})
-    )
-    GUEST_FILE.chmod(0o600)
-    return str(reply.token)
+    found = players.player_token(channel)
+    if found is None:
+        name = getattr(args, "player_name", None) or "Guest"
+        found = str(players._save(players.sign_in(channel, player_name=name))["token"])
+    return found
 
 
 def cmd_ratings(channel: grpc.Channel, args: argparse.Namespace) -> None:
@@ -100,8 +77,8 @@ def add_commands(sub: Any) -> None:
 def add_player_token(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--player-token",
-        default=os.environ.get("TABLETOP_PLAYER_TOKEN"),
-        help="your player's token (default: TABLETOP_PLAYER_TOKEN, else a guest signed in "
-        "through the gateway, kept in TABLETOP_GUEST_FILE, ~/.tabletop-guest.json)",
+        default=None,
+        help="your player's token (default: TABLETOP_JWT, else the guest `signin NAME` "
+        "keeps, else a new guest signed in now)",
     )
     p.add_argument("--name", dest="player_name", default=None, help="a new guest's name")

@@ -110,7 +110,11 @@ def cmd_create(game: Game, args: argparse.Namespace) -> None:
         control = time_control(args)
         if control is not None:
             fields["time_control"] = control
-    reply = game.call("CreateGame", args.key, **fields)
+    if args.token and not args.key:
+        # As a signed-in player: without table options every seat is the caller's, as
+        # before tables, so the table lets one player hold them all.
+        fields["several_seats_per_player"] = not table
+    reply = game.call("CreateGame", args.key or args.token, **fields)
     print(f"game {reply.game.game_id}")
     for token in reply.seat_tokens:
         print(token_line(reply.game, token))
@@ -189,13 +193,20 @@ def cmd_lobby(game: Game, args: argparse.Namespace) -> None:
         fields["status"] = STATUSES[args.status]
     if args.page_token:
         fields["page_token"] = args.page_token
-    reply = game.call("ListGames", **fields)
+    token = None
+    if args.mine:
+        if not args.token:
+            sys.exit("lobby --mine lists a player's games: sign in first (signin NAME)")
+        fields["mine"], token = True, args.token
+    reply = game.call("ListGames", token, **fields)
     rows = [("game", "status", "players", "seats", "clock", "created", "result", "options")]
     for header in reply.games:
         rows.append(
             (
                 header.game_id,
-                STATUS_NAMES.get(header.status, "unknown"),
+                "your turn"
+                if header.HasField("viewer") and header.viewer in header.to_act
+                else STATUS_NAMES.get(header.status, "unknown"),
                 str(len(header.seats)),
                 ", ".join(seat_label(s) for s in header.seats),
                 clock(header),
@@ -220,13 +231,30 @@ def cmd_join(game: Game, args: argparse.Namespace) -> None:
     fields: dict[str, Any] = {"game_id": args.game, "player_name": args.player_name}
     if args.seat is not None:
         fields["seat"] = args.seat
-    reply = game.call("JoinGame", **fields)
+    if not args.player_name and not args.token:
+        sys.exit("join needs --name NAME, or a signed-in player (signin NAME)")
+    reply = game.call("JoinGame", args.token, **fields)
     token = reply.seat_token
     name = reply.game.seats[token.seat].player_name
     print(f"game {reply.game.game_id}: {name} takes seat {token.seat} ({token.name})")
     print(token_line(reply.game, token))
     print("the token is shown only this once: keep it (--token=TOKEN or TABLETOP_TOKEN)")
     print(waiting_for(reply.game))
+
+
+def cmd_rematch(game: Game, args: argparse.Namespace) -> None:
+    reply = game.call("OfferRematch", need_token(args), game_id=args.game)
+    header = reply.game
+    offered = ", ".join(header.seats[s].player_name or header.seats[s].name
+                        for s in header.rematch_offers)  # fmt: skip
+    if header.rematch_game_id:
+        seat = ""
+        new = game.call("GetGame", args.token, game_id=header.rematch_game_id).game
+        if new.HasField("viewer"):
+            seat = f"; you play seat {new.viewer} ({new.seats[new.viewer].name})"
+        print(f"rematch started: game {header.rematch_game_id}{seat}")
+    else:
+        print(f"rematch offered by {offered}; waiting for the others to accept")
 
 
 def cmd_leave(game: Game, args: argparse.Namespace) -> None:

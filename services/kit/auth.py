@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 
 TOKEN_BYTES = 32  # 256 bits
+SEAT_TOKEN_MAX = 256  # a seat token is 43 characters; a player's JWT may be longer
 
 
 class MissingToken(Exception):
@@ -34,7 +35,8 @@ def token_hash(token: str) -> str:
 def bearer(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
     """The bearer token in call metadata; None when there is no authorization header.
 
-    Raises BadToken for an authorization header that is not ``Bearer <token>``.
+    Raises BadToken for an authorization header that is not ``Bearer <token>``. A token
+    up to 256 characters, or a player's JWT up to ``players.MAX_TOKEN_CHARS``.
     """
     for key, value in metadata or ():
         if key.lower() != "authorization":
@@ -42,10 +44,21 @@ def bearer(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
         text = value.decode("latin-1") if isinstance(value, bytes) else value
         scheme, _, token = text.strip().partition(" ")
         token = token.strip()
-        if scheme.lower() != "bearer" or not token or len(token) > 256:
-            raise BadToken("authorization must be 'Bearer <seat token>'")
+        if (
+            scheme.lower() != "bearer"
+            or not token
+            or (len(token) > SEAT_TOKEN_MAX and len(token) > _longest(token))
+        ):
+            raise BadToken("authorization must be 'Bearer <seat token or player token>'")
         return token
     return None
+
+
+def _longest(token: str) -> int:
+    """The longest bearer token accepted like this one: a player's JWT may be long."""
+    from services.kit.players.seats import bearer_limit  # players builds on this module
+
+    return bearer_limit(token)
 
 
 def seat_of(token: str | None, hashes: Sequence[str]) -> int | None:

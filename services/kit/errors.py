@@ -90,3 +90,15 @@ class AlreadyGivenUp(PlatformError):
 
 class BadPageToken(PlatformError):
     reason = "BAD_PAGE_TOKEN"
+
+
+class PlayerHasSeat(PlatformError):
+    """The player already holds a seat of a table that lets a player hold one."""
+
+    reason = "PLAYER_HAS_SEAT"
+
+
+class NoRematch(PlatformError):
+    """No rematch of this game (not finished, abandoned, not the caller's, or started)."""
+
+    reason = "NO_REMATCH"

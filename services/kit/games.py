@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import structlog
 
 from services.kit import auth, corruption
+from services.kit import rematch as rematches
 from services.kit import table as tables
 from services.kit.botmoves import BotMoves
 from services.kit.creators import Creators
@@ -58,6 +59,9 @@ from services.kit.errors import (
     VersionOutOfRange,
 )
 from services.kit.kernel import always_public
+from services.kit.players import seats as holders
+from services.kit.players.seats import Caller, PlayerPolicy
+from services.kit.players.verifier import Player
 from services.kit.ratings import headers as rated_headers
 from services.kit.ratings import metrics as rated_metrics
 from services.kit.ratings import tables as rated_tables
@@ -103,6 +107,9 @@ class Snapshot:
     seats: tuple[SeatInfo, ...] = ()
     clock: tables.Clock | None = None
     rated_shape: str = ""  # a rated table's shape name (docs/ratings.md); "" for none
+    rematch_offers: tuple[int, ...] = ()  # after the end: seats that offered a rematch
+    rematch_game_id: str = ""  # once it started
+    rematch_open: bool = False  # finished, and a rematch may still start
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,7 @@ class SeatInfo:
     level: str
     bank: float | None  # seconds left when its decision began (or now)
     deadline: float | None  # for a seat to act under a clock
+    player_id: str = ""  # the player holding it (docs/players.md)
 
 
 @dataclass(frozen=True)
@@ -233,6 +241,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         bots: Any = None,
         bot_games: int = 1,
         alarms: bool | None = None,
+        players: PlayerPolicy | None = None,
     ) -> None:
         self.engine = engine
         self.game_type = engine.GAME.name
@@ -245,6 +254,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         self.watch_queue_limit = watch_queue_limit
         self.watch_stall_seconds = watch_stall_seconds  # one write waiting longer ends a stream
         self.creators = creators  # who may create games, and their quotas (None: anyone)
+        # Whose player tokens the service trusts, and the per-player quotas.
+        self.players = players or PlayerPolicy.off()
         self.clock = clock
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -282,6 +293,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         quota: str = "",
         plan: tables.Plan | None = None,
         rated: bool = False,
+        player: Player | None = None,
+        several_seats: bool = False,
+        game_id: str | None = None,
+        token_hashes: tuple[str, ...] | None = None,
     ) -> tuple[LiveGame, dict[int, str]]:
         """A new game and a secret token for each seat reserved for the creator (every
         seat without a ``plan``); the store keeps only their hashes.
@@ -291,6 +306,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         with an ``owner``, a table with open seats also counts against the owner's
         waiting tables, one with a bot seat against its bot tables, and one of bots
         alone against its all-bot tables.
+
+        With a ``player`` (a player's CreateGame), the reserved seats are the player's (one
+        unless ``several_seats``), counted against its per-player quotas. A rematch names
+        its ``game_id`` and carries its seats' ``token_hashes`` (no new tokens).
         """
         info = self.engine.GAME
         if not info.min_players <= players <= info.max_players:
@@ -302,6 +321,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 f"this service has its maximum of {self.max_games} games in progress",
                 limit="max_games",
             )
+        if player is not None:
+            plan = holders.claim(
+                plan or tables.Plan.from_dict(None, players), player, several_seats
+            )
         if seed is None:
             seed = secrets.randbits(63)
         if plan is not None and len(plan.seats) != players:
@@ -312,8 +335,10 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         reserved = (
             range(players) if plan is None else plan.returns_tokens
         )  # seats whose token goes back to the creator
-        tokens = {seat: auth.new_token() for seat in reserved}
-        hashes = tuple(auth.token_hash(tokens[s]) if s in tokens else "" for s in range(players))
+        tokens = {seat: auth.new_token() for seat in reserved} if token_hashes is None else {}
+        hashes = token_hashes or tuple(
+            auth.token_hash(tokens[s]) if s in tokens else "" for s in range(players)
+        )
         now = self.clock()
         table = tables.Table.create(
             plan or tables.Plan.from_dict(None, players),
@@ -323,7 +348,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             self.engine.to_act(state),
         )
         record = GameRecord(
-            game_id=secrets.token_urlsafe(12),
+            game_id=game_id or secrets.token_urlsafe(12),
             game_type=self.game_type,
             players=players,
             options=options.to_dict(),
@@ -339,6 +364,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             bot_turn=table.bot_to_move() is not None,
             human_at=now,
             bot_seats=sum(s.state == tables.BOT for s in table.seats),
+            seat_players=holders.seat_players(table.seats),
         )
         quotas = Quotas(owner_limit)
         if owner:
@@ -349,11 +375,16 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 self.all_bot_tables_per_client,
             )
         try:
-            if quotas.applying_to(record):
+            if player is not None:
+                await self.store.create(record, quotas=quotas, player_quotas=self.players.quotas())
+            elif quotas.applying_to(record):
                 await self.store.create(record, quotas=quotas)
             else:  # stores written before quotas (a benchmark's) take the game alone
                 await self.store.create(record)
         except QuotaExceeded as exc:
+            by_player = holders.refusal(exc)
+            if by_player is not None:
+                raise by_player from None
             if exc.quota != "games":
                 raise _refusal(exc) from None
             raise LimitReached(
@@ -561,21 +592,25 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                     tables.shown_level(s.state, s.level, finished),
                     s.bank,
                     table.deadline(i) if i in to_act else None,
+                    s.player_id,
                 )
                 for i, s in enumerate(table.seats)
             ),
             clock=table.plan.clock,
             rated_shape=rated_headers.rated_shape(self.engine.GAME, game.record),
+            rematch_offers=tuple(table.rematch_offers),
+            rematch_game_id=table.rematch_game_id,
+            rematch_open=finished and rematches.possible(table, outcome),
         )
 
     def outcome(self, game: LiveGame) -> Outcome | None:
         """The rules' outcome, or the table's (resigned, expired, abandoned)."""
         return game.table.final_outcome(self.engine.outcome(game.state))
 
-    def _seat(self, game: LiveGame, seat_token: str | None) -> int | None:
-        return auth.seat_of(seat_token, game.table.token_hashes)
+    def _seat(self, game: LiveGame, seat_token: Caller) -> int | None:
+        return holders.seat_for(game.table, seat_token)
 
-    async def read(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, int | None]:
+    async def read(self, game_id: str, seat_token: Caller) -> tuple[Snapshot, int | None]:
         """The game as the token's seat sees it. A read never writes nor waits for a
         search: what the clock made due is landed right after, off this call."""
         async with self.locked(game_id) as game:
@@ -584,7 +619,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             return self.snapshot(game, seat), seat
 
     async def legal_moves(
-        self, game_id: str, seat_token: str | None
+        self, game_id: str, seat_token: Caller
     ) -> tuple[Snapshot, list[Any], int | None]:
         """The token's seat's legal moves, once what the clock made due has landed: a
         seat whose time is up is never offered a move."""
@@ -627,7 +662,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         return Turn(move.version, move.seat, shown, events, move.applied_at)
 
     async def history(
-        self, game_id: str, seat_token: str | None, after: int, limit: int
+        self, game_id: str, seat_token: Caller, after: int, limit: int
     ) -> tuple[Snapshot, list[Turn]]:
         async with self.locked(game_id) as game:
             self.due_soon(game)
@@ -653,7 +688,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
     async def submit(
         self,
         game_id: str,
-        seat_token: str | None,
+        seat_token: Caller,
         decode_move: Callable[[], Any],
         expected_version: int | None,
         request_id: str | None,
@@ -677,7 +712,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         async with self.acting(game_id) as game:
             seat = self._seat(game, seat_token)
             if seat is None:
-                raise auth.MissingToken("a move needs a seat token: authorization: Bearer <token>")
+                raise holders.no_seat(seat_token, "a move needs a seat token")
             if expected_version is not None and expected_version > game.version:
                 # The caller saw a later version: another replica logged moves this one
                 # has not heard of yet. Read them from the shared log first; a retry's
@@ -749,11 +784,13 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         live game is dropped and rebuilt from the log by the next call."""
         finished = record.finished
         table = game.table
+        # A finished game's later entries (rematch offers) leave it finished in the row.
+        over = finished or self.outcome(game) is not None
         record = dataclasses.replace(
             record,
-            lobby=table.lobby(finished) if self._lobby_changes(game, record) else None,
-            due_at=None if finished else table.due_at(record.applied_at),
-            bot_turn=not finished and table.bot_to_move() is not None,
+            lobby=table.lobby(over) if self._lobby_changes(game, record) else None,
+            due_at=None if over else table.due_at(record.applied_at),
+            bot_turn=not over and table.bot_to_move() is not None,
             human_at=table.human_at,
             rating=rated_tables.finishing_job(self.engine.GAME, game, self.outcome(game))
             if finished

@@ -131,22 +131,28 @@ class Query:
     options: dict[str, Any] | None
     size: int
     after: tuple[float, str] | None
+    player: str | None = None  # mine: only this player's games
 
     def filters(self) -> dict[str, Any]:
-        return {
+        found = {
             "status": self.status,
             "players": self.players,
             "options": self.options,
             "after": self.after,
         }
+        if self.player is not None:
+            found["player"] = self.player
+        return found
 
     def fingerprint(self) -> str:
         """The filters, hashed: a page token only continues the query that made it."""
-        facts = [self.game_type, self.status, self.players, self.options]
+        facts: list[Any] = [self.game_type, self.status, self.players, self.options]
+        if self.player is not None:
+            facts.append(self.player)
         return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def query_from_request(request: Any, info: GameInfo) -> Query:
+def query_from_request(request: Any, info: GameInfo, player: str | None = None) -> Query:
     if request.status not in _STATUSES:
         raise BadRequest(f"status {request.status} is not a GameStatus")
     players = request.players or None
@@ -156,7 +162,7 @@ def query_from_request(request: Any, info: GameInfo) -> Query:
     if not 0 < size <= PAGE_MAX:
         raise BadRequest(f"page_size must be 0..{PAGE_MAX}")
     options = _options_filter(request.options, info) if request.HasField("options") else None
-    query = Query(info.name, _STATUSES[request.status], players, options, size, None)
+    query = Query(info.name, _STATUSES[request.status], players, options, size, None, player)
     if request.page_token:
         query = dataclasses.replace(query, after=_cursor(request.page_token, query))
     return query

@@ -152,6 +152,8 @@ GAME_LIMITS = (
     "all_bot_tables_per_client",
     "watch_stall",
     "watch_queue_limit",
+    "games_per_player",
+    "waiting_per_player",
 )
 
 

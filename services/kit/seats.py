@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from services.kit import auth
+from services.kit import rematch as rematches
 from services.kit import table as tables
 from services.kit.engine import GameOver
 from services.kit.errors import (
@@ -23,7 +24,11 @@ from services.kit.errors import (
     Unavailable,
 )
 from services.kit.manager import Manager
-from services.kit.store import GameRecord, MoveRecord, StoreError
+from services.kit.players import seats as holders
+from services.kit.players.seats import Caller
+from services.kit.players.verifier import Player
+from services.kit.ratings import tables as rated_tables
+from services.kit.store import GameRecord, MoveRecord, QuotaExceeded, StoreError
 
 if TYPE_CHECKING:
     from services.kit.games import LiveGame, Snapshot, Turn
@@ -42,14 +47,20 @@ def table_event(kind: str, text: str, seat: int | None = None, **data: Any) -> d
 class Seats(Manager):
     """Seats, resigning and the lobby: part of the game manager."""
 
-    async def join(self, game_id: str, seat: int | None, name: str) -> tuple[Snapshot, int, str]:
+    async def join(
+        self, game_id: str, seat: int | None, name: str, player: Player | None = None
+    ) -> tuple[Snapshot, int, str]:
         """Take an open seat (the first one when ``seat`` is None): the game, the seat and
-        its new token. The last join starts the game."""
-        name = tables.player_name(name)
+        its new token. The last join starts the game. A ``player`` holds the seat from then
+        on (named by its token when ``name`` is empty)."""
+        name = tables.player_name(name or (player.name if player else ""))
         async with self.acting(game_id) as game:
             table = game.table
             if self.outcome(game) is not None:
                 raise GameOver("the game is over")
+            if player is not None:
+                holders.may_join(table, player)
+            rated_tables.check_join(game.record.table, player.id if player else None)
             if seat is None:
                 seat = table.first_open()
                 if seat is None:
@@ -62,9 +73,11 @@ class Seats(Manager):
             digest = auth.token_hash(token)
             now = self.clock()
             to_act = self.engine.to_act(game.state)
-            started = table.join(seat, name, digest, now, to_act)
+            player_id = player.id if player else ""
+            started = table.join(seat, name, digest, now, to_act, player_id)
+            joined = {"name": name, **({"player_id": player_id} if player_id else {})}
             events = [
-                table_event("player_joined", f"{name} sat down", seat, name=name),
+                table_event("player_joined", f"{name} sat down", seat, **joined),
                 {
                     "kind": "seat_token",
                     "text": "",
@@ -75,12 +88,23 @@ class Seats(Manager):
             ]
             if started:
                 events.append(table_event("game_started", "every seat is taken: the game begins"))
-            record = MoveRecord(game.version + 1, seat, tables.JOIN, events, applied_at=now)
-            await self._append(game, record)
+            record = MoveRecord(
+                game.version + 1,
+                seat,
+                tables.JOIN,
+                events,
+                applied_at=now,
+                seat_player=player_id or None,
+                player_games=self.players.games_per_player if player_id else 0,
+            )
+            try:
+                await self._append(game, record)
+            except QuotaExceeded as exc:
+                raise holders.refusal(exc) or Unavailable("the store refused the seat") from None
             self._kick(game)
             return self.snapshot(game, seat), seat, token
 
-    async def leave(self, game_id: str, seat_token: str | None) -> Snapshot:
+    async def leave(self, game_id: str, seat_token: Caller) -> Snapshot:
         """Give a seat back before the start: it opens again and its token stops working."""
         async with self.acting(game_id) as game:
             seat = self._seated(game, seat_token)
@@ -89,14 +113,22 @@ class Seats(Manager):
             if not game.table.waiting:
                 raise GameStarted("the game has started; resign instead")
             name = game.table.seats[seat].name
+            held = game.table.seats[seat].player_id
             now = self.clock()
             game.table.leave(seat, now)
             event = table_event("player_left", f"{name} left; the seat is open again", seat)
-            record = MoveRecord(game.version + 1, seat, tables.LEAVE, [event], applied_at=now)
+            record = MoveRecord(
+                game.version + 1,
+                seat,
+                tables.LEAVE,
+                [event],
+                applied_at=now,
+                seat_player="" if held else None,
+            )
             await self._append(game, record)
             return self.snapshot(game, None)
 
-    async def resign(self, game_id: str, seat_token: str | None) -> tuple[Snapshot, Turn]:
+    async def resign(self, game_id: str, seat_token: Caller) -> tuple[Snapshot, Turn]:
         """Give up a seat in a game in progress (see Table.resign)."""
         async with self.acting(game_id) as game:
             seat = self._seated(game, seat_token)
@@ -110,10 +142,10 @@ class Seats(Manager):
             self._kick(game)
             return self.snapshot(game, seat), self.turn_for(record, seat)
 
-    def _seated(self, game: LiveGame, seat_token: str | None) -> int:
+    def _seated(self, game: LiveGame, seat_token: Caller) -> int:
         seat = self._seat(game, seat_token)
         if seat is None:
-            raise auth.MissingToken("this needs a seat token: authorization: Bearer <token>")
+            raise holders.no_seat(seat_token, "this needs a seat token")
         return seat
 
     async def _give_up(
@@ -141,8 +173,10 @@ class Seats(Manager):
         table, at, seat = game.table, move.applied_at, move.seat
         data = {e["kind"]: e.get("data", {}) for e in move.events}
         if move.move == tables.JOIN:
-            name = data["player_joined"]["name"]
-            table.join(seat, name, data["seat_token"]["sha256"], at, self.engine.to_act(game.state))
+            joined = data["player_joined"]
+            digest = data["seat_token"]["sha256"]
+            to_act = self.engine.to_act(game.state)
+            table.join(seat, joined["name"], digest, at, to_act, joined.get("player_id", ""))
         elif move.move == tables.LEAVE:
             table.leave(seat, at)
         elif move.move == tables.RESIGN:
@@ -153,6 +187,8 @@ class Seats(Manager):
             table.end(tables.EXPIRE, game.record.players)
         elif move.move == tables.ABANDON:
             table.end(tables.ABANDON, game.record.players)
+        elif move.move == tables.REMATCH:
+            rematches.replay(table, move)
         else:
             raise ValueError(f"unknown table entry {move.move!r}")
 

@@ -20,7 +20,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from services import registry
-from services.kit import config, creators, logs, overload, reflection
+from services.kit import config, creators, logs, overload, players, reflection
 from services.kit.bots.pool import BotPool
 from services.kit.drain import Drain, leave
 from services.kit.errors import Unavailable
@@ -35,6 +35,7 @@ from services.kit.metrics import (
     serve_metrics,
     server_metrics,
 )
+from services.kit.players import seats as holders
 from services.kit.service import GameService, handlers
 from services.kit.store import StoreError, open_store_or_exit
 from services.kit.tls import ServerTls, bind, server_tls
@@ -100,6 +101,8 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
         S("max_games", "TABLETOP_MAX_GAMES", "100000", "int",
           "games in progress this instance accepts (0: no limit); CreateGame beyond it is refused"),
         *creators.settings(),
+        *players.settings(),
+        *holders.settings(),
         S("retention", "TABLETOP_FINISHED_RETENTION_SECONDS", "604800", "float",
           "finished games are kept this long for history and replay, then removed (0: forever)"),
         S("sweep_interval", "TABLETOP_SWEEP_INTERVAL_SECONDS", "600", "float",
@@ -271,6 +274,14 @@ async def set_serving(
         await health_servicer.set(name, status)
 
 
+def player_policy(cfg: config.Config) -> holders.PlayerPolicy:
+    """Players' tokens and limits as the settings say; SystemExit with one line if wrong."""
+    try:
+        return holders.policy_from(cfg)
+    except config.ConfigError as exc:
+        raise SystemExit(f"configuration error: {exc}") from None
+
+
 async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     log = structlog.get_logger("server")
     spec = GameService.load(entry)
@@ -287,6 +298,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         watch_queue_limit=cfg.watch_queue_limit,
         watch_stall_seconds=cfg.watch_stall_seconds,
         creators=creators.from_config(cfg),
+        players=player_policy(cfg),
         waiting_ttl=cfg.waiting_ttl,
         idle_seconds=cfg.idle_game,
         waiting_per_client=cfg.waiting_per_client,

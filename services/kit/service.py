@@ -22,12 +22,15 @@ from tabletop.common.v1 import matchmaking_pb2
 
 from client import render
 from services.kit import auth, limits, lobby, status, wire
+from services.kit import rematch as rematches
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.matchmaking import rpc as match_rpc
 from services.kit.matchmaking.matcher import Matchmaker
 from services.kit.matchmaking.settings import MatchSettings
 from services.kit.metrics import GameMetrics
+from services.kit.players.seats import Caller, PlayerTokenRequired
+from services.kit.players.verifier import Player, looks_like_jwt
 from services.kit.ratings import headers as rated_headers
 from services.kit.ratings import metrics as rated_metrics
 from services.kit.ratings import rpcs as ratings_rpcs
@@ -137,22 +140,36 @@ def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return auth.bearer(context.invocation_metadata())
 
 
+async def _caller(context: grpc.aio.ServicerContext[Any, Any], manager: GameManager) -> Caller:
+    """Who the call comes from: a seat token, or a player its verified token names."""
+    return await manager.players.caller(_token(context))
+
+
+async def _player(
+    context: grpc.aio.ServicerContext[Any, Any], manager: GameManager
+) -> Player | None:
+    """The player a call's JWT names (verified: a forged one is refused), for the calls
+    that take seats; any other authorization is ignored there, as it always was."""
+    try:
+        token = _token(context)
+    except auth.BadToken:
+        return None
+    if token is None or not looks_like_jwt(token):
+        return None
+    found = await manager.players.caller(token)
+    return found if isinstance(found, Player) else None
+
+
 def _bind_seat(seat: int | None) -> None:
     if seat is not None:
         structlog.contextvars.bind_contextvars(seat=seat)
 
 
-def _player(manager: GameManager) -> Callable[[Any], Awaitable[Any]]:
-    """The caller as a player (its id and name), from a verified player's token; None
-    without one."""
+def _player_of(manager: GameManager) -> Callable[[Any], Awaitable[Player | None]]:
+    """The ratings' and matchmaking's caller: the player its verified JWT names, or None."""
 
-    async def of(context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        policy = getattr(manager, "players", None)  # the players' policy, where it is set
-        token = _token(context)
-        if policy is None or token is None:
-            return None
-        caller = await policy.caller(token)
-        return caller if hasattr(caller, "id") else None
+    async def of(context: grpc.aio.ServicerContext[Any, Any]) -> Player | None:
+        return await _player(context, manager)
 
     return of
 
@@ -202,8 +219,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                 raise SeedNotAllowed("this service does not accept chosen seeds")
             seed = request.seed
         owner = None
+        player = None
         if manager.creators is not None:
             owner = manager.creators.owner(context.invocation_metadata(), context.peer())
+        if manager.creators is None or not manager.creators.keys:
+            # With application keys the bearer token is the key; without, it may be a
+            # player's token: the reserved seats are then the player's.
+            player = await _player(context, manager)
         plan = lobby.plan_from_request(request, players, info)
         game, tokens = await manager.create(
             players,
@@ -214,6 +236,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             quota=owner.quota if owner else "",
             plan=plan,
             rated=request.rated,
+            player=player,
+            several_seats=request.several_seats_per_player,
         )
         structlog.contextvars.bind_contextvars(game_id=game.record.game_id)
         async with manager.locked(game.record.game_id) as live:
@@ -226,7 +250,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
 
     async def get_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
-        snap, seat = await manager.read(game_id, _token(context))
+        snap, seat = await manager.read(game_id, await _caller(context, manager))
         _bind_seat(seat)
         response = pb2.GetGameResponse(game=await header(snap), view=view(snap))
         if request.board_text:
@@ -239,7 +263,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
 
     async def list_moves(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
-        snap, moves, seat = await manager.legal_moves(game_id, _token(context))
+        snap, moves, seat = await manager.legal_moves(game_id, await _caller(context, manager))
         _bind_seat(seat)
         return pb2.ListMovesResponse(
             game=await header(snap),
@@ -258,7 +282,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         expected = request.expected_version if request.HasField("expected_version") else None
         snap, turn = await manager.submit(
             game_id,
-            _token(context),
+            await _caller(context, manager),
             lambda: codec.move_from_proto(request.move),
             expected,
             request.request_id or None,
@@ -281,7 +305,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             request = parse(pb2.WatchGameRequest, request)
             game_id = _game_id(request)
             resume = request.from_version if request.HasField("from_version") else None
-            following = await manager.watch(game_id, _token(context), resume)
+            following = await manager.watch(game_id, await _caller(context, manager), resume)
             stream = metrics.watching(following)
             async with contextlib.aclosing(following), contextlib.aclosing(stream):
                 async for item in stream:
@@ -323,13 +347,15 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         size = request.page_size or HISTORY_PAGE
         if not 0 < size <= HISTORY_PAGE_MAX:
             raise BadRequest(f"page_size must be 1..{HISTORY_PAGE_MAX}")
-        snap, turns = await manager.history(game_id, _token(context), request.from_version, size)
+        caller = await _caller(context, manager)
+        snap, turns = await manager.history(game_id, caller, request.from_version, size)
         return pb2.GetHistoryResponse(game=await header(snap), turns=[wire.turn(t) for t in turns])
 
     async def join_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
         seat = request.seat if request.HasField("seat") else None
-        snap, seat, token = await manager.join(game_id, seat, request.player_name)
+        player = await _player(context, manager)
+        snap, seat, token = await manager.join(game_id, seat, request.player_name, player)
         _bind_seat(seat)
         return pb2.JoinGameResponse(
             game=await header(snap),
@@ -338,22 +364,41 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         )
 
     async def leave_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        snap = await manager.leave(_game_id(request), _token(context))
+        snap = await manager.leave(_game_id(request), await _caller(context, manager))
         return pb2.LeaveGameResponse(game=await header(snap))
 
     async def resign(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        snap, turn = await manager.resign(_game_id(request), _token(context))
+        snap, turn = await manager.resign(_game_id(request), await _caller(context, manager))
         _bind_seat(snap.viewer)
         return pb2.ResignResponse(game=await header(snap), turn=wire.turn(turn))
+
+    async def offer_rematch(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        caller = await _caller(context, manager)
+        snap = await rematches.offer(manager, _game_id(request), caller)
+        _bind_seat(snap.viewer)
+        return pb2.OfferRematchResponse(game=await header(snap))
 
     seat_names = info.seat_names
 
     async def list_games(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        query = lobby.query_from_request(request, info)
+        player = None
+        if request.mine:
+            caller = await _caller(context, manager)
+            if not isinstance(caller, Player):
+                raise PlayerTokenRequired(
+                    "mine lists a player's games: authorization: Bearer <player token>"
+                )
+            player = caller
+        query = lobby.query_from_request(request, info, player.id if player else None)
         records, waiting = await manager.list_games(**query.filters(), limit=query.size + 1)
         page = records[: query.size]
         games = []
         for record in page:
+            if player is not None:
+                # As the player's seat sees it, to_act and deadlines included.
+                snap, _ = await manager.read(record.game_id, player)
+                games.append(await header(snap))
+                continue
             options = info.options_type.from_dict(record.options).to_dict()
             card = wire.lobby_header(record, seat_names(record.players), options)
             games.append(await seat_ratings.fill(card, rated_headers.rated_shape(info, record)))
@@ -391,16 +436,17 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "LeaveGame": unary(leave_game, "LeaveGame"),
             "Resign": unary(resign, "Resign"),
             "ListGames": unary(list_games, "ListGames"),
+            "OfferRematch": unary(offer_rematch, "OfferRematch"),
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
             ),
-            **ratings_rpcs.handlers(info, pb2, manager.store, unary, _player(manager)),
+            **ratings_rpcs.handlers(info, pb2, manager.store, unary, _player_of(manager)),
             "FindMatch": match_rpc.handler(
                 info,
                 pb2,
                 codec,
                 matchmaker,
-                _player(manager),
+                _player_of(manager),
                 spectator_header,
                 refuse,
                 status.KNOWN,

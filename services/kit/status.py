@@ -60,6 +60,8 @@ _CODES: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (errors.GameStarted, grpc.StatusCode.FAILED_PRECONDITION),
     (errors.AlreadyGivenUp, grpc.StatusCode.FAILED_PRECONDITION),
     (errors.BadPageToken, grpc.StatusCode.INVALID_ARGUMENT),
+    (errors.PlayerHasSeat, grpc.StatusCode.FAILED_PRECONDITION),
+    (errors.NoRematch, grpc.StatusCode.FAILED_PRECONDITION),
     (auth.MissingToken, grpc.StatusCode.UNAUTHENTICATED),
     (auth.BadToken, grpc.StatusCode.UNAUTHENTICATED),
 ]

@@ -14,6 +14,8 @@ engine; a table entry, whose text starts with ``@``, goes here:
     @resign   seat gives up (resigned; timeout too when it forfeited on time)
     @expire   a waiting table nobody completed (seat -1; table_expired)
     @abandon  a game in progress nobody moved in (seat -1; game_abandoned)
+    @rematch  seat offers (or accepts) a rematch of the finished game (rematch_offered;
+              rematch_started with the new game's id once every person has)
 
 No game's move text starts with ``@``, so the two never meet. Games stored before tables
 existed have no plan (every seat taken, no clock) and no table entries: they replay as
@@ -39,6 +41,7 @@ from services.kit.errors import BadRequest
 
 TABLE_ENTRY = "@"
 JOIN, LEAVE, RESIGN, EXPIRE, ABANDON = "@join", "@leave", "@resign", "@expire", "@abandon"
+REMATCH = "@rematch"
 SERVICE_SEAT = -1  # the seat of entries the service makes for the table as a whole
 # How the service ends a game off the rules: its outcome reason and the detail shown.
 ENDINGS = {
@@ -138,6 +141,7 @@ class SeatPlan:
     kind: str  # RESERVED, OPEN or BOT
     name: str = ""
     level: str = "medium"
+    player_id: str = ""  # a reserved seat a player's CreateGame took (docs/players.md)
 
 
 @dataclass(frozen=True)
@@ -146,20 +150,34 @@ class Plan:
 
     seats: tuple[SeatPlan, ...]
     clock: Clock | None = None
+    several: bool = False  # a player may hold several seats (several_seats_per_player)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "seats": [{"kind": s.kind, "name": s.name, "level": s.level} for s in self.seats],
+        seats: list[dict[str, Any]] = []
+        for s in self.seats:
+            seat = {"kind": s.kind, "name": s.name, "level": s.level}
+            if s.player_id:  # only then: a plan without players is stored as before
+                seat["player_id"] = s.player_id
+            seats.append(seat)
+        out: dict[str, Any] = {
+            "seats": seats,
             "clock": None if self.clock is None else self.clock.to_dict(),
         }
+        if self.several:
+            out["several_seats_per_player"] = True
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, players: int) -> Plan:
         if data is None:  # stored before tables: every seat the creator's, no clock
             return cls(tuple(SeatPlan(RESERVED) for _ in range(players)))
-        seats = tuple(SeatPlan(s["kind"], s["name"], s["level"]) for s in data["seats"])
+        seats = tuple(
+            SeatPlan(s["kind"], s["name"], s["level"], s.get("player_id", ""))
+            for s in data["seats"]
+        )
         clock = data.get("clock")
-        return cls(seats, None if clock is None else Clock.from_dict(clock))
+        several = bool(data.get("several_seats_per_player", False))
+        return cls(seats, None if clock is None else Clock.from_dict(clock), several)
 
     @property
     def returns_tokens(self) -> tuple[int, ...]:
@@ -176,6 +194,7 @@ class SeatNow:
     bank: float | None = None  # seconds left, as of ``since`` while the seat has a decision
     since: float | None = None  # when the seat's current decision began
     missed: int = 0  # timeouts in a row the bot played for this person's seat
+    player_id: str = ""  # the player holding the seat (docs/players.md); "" for none
 
     @property
     def played_by_bot(self) -> bool:
@@ -198,6 +217,9 @@ class Table:
     # When a person last made an entry (a move, a join, a resignation), or the table was
     # created: a table nobody plays is abandoned after the service's idle time.
     human_at: float = 0.0
+    # After the end: the seats that offered a rematch, in order, and the rematch's id.
+    rematch_offers: list[int] = field(default_factory=list)
+    rematch_game_id: str = ""
 
     @classmethod
     def create(
@@ -215,7 +237,8 @@ class Table:
             elif seat.kind == BOT:
                 seats.append(SeatNow(BOT, bot_name(seat.level), seat.level))
             else:
-                seats.append(SeatNow(TAKEN, seat.name or f"Player {i + 1}", token_hash=digest))
+                name = seat.name or f"Player {i + 1}"
+                seats.append(SeatNow(TAKEN, name, token_hash=digest, player_id=seat.player_id))
         table = cls(plan, seats, sides, human_at=created_at)
         if plan.clock is not None and plan.clock.bank is not None:
             for s in table.seats:
@@ -289,7 +312,12 @@ class Table:
         return {
             "status": status,
             "seats": [
-                {"state": s.state, "name": s.name, "level": shown_level(s.state, s.level, finished)}
+                {
+                    "state": s.state,
+                    "name": s.name,
+                    "level": shown_level(s.state, s.level, finished),
+                    **({"player_id": s.player_id} if s.player_id else {}),
+                }
                 for s in self.seats
             ],
         }
@@ -322,10 +350,18 @@ class Table:
         self.to_act = ()
         self.after_move(None, at, to_act)
 
-    def join(self, seat: int, name: str, digest: str, at: float, to_act: Iterable[int]) -> bool:
+    def join(
+        self,
+        seat: int,
+        name: str,
+        digest: str,
+        at: float,
+        to_act: Iterable[int],
+        player_id: str = "",
+    ) -> bool:
         """Seat the player; True when this join started the game."""
         now = self.seats[seat]
-        now.state, now.name, now.token_hash = TAKEN, name, digest
+        now.state, now.name, now.token_hash, now.player_id = TAKEN, name, digest, player_id
         self.human_at = at
         if self.waiting:
             return False
@@ -334,7 +370,7 @@ class Table:
 
     def leave(self, seat: int, at: float) -> None:
         now = self.seats[seat]
-        now.state, now.name, now.token_hash = OPEN, "", ""
+        now.state, now.name, now.token_hash, now.player_id = OPEN, "", "", ""
         self.human_at = at
 
     def resign(self, seat: int, at: float, players: int, why: str, by_person: bool = True) -> bool:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from services.kit.errors import Unavailable, VersionOutOfRange, WatcherTooSlow
 from services.kit.manager import Manager
+from services.kit.players.seats import Caller
 from services.kit.store import MoveRecord
 
 if TYPE_CHECKING:
@@ -43,11 +44,24 @@ class Watcher:
     error: BaseException | None = None
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
+    # Resumed at a finished game's last version while its rematch may start: the stream
+    # follows the rematch offers, and ends once the rematch's id is sent.
+    follows_rematch: bool = False
 
 
 def _final(item: WatchItem) -> bool:
     """The item shows the game's end: nothing follows it, and the stream ends."""
     return item.snapshot is not None and item.snapshot.outcome is not None
+
+
+def _ends(item: WatchItem, watcher: Watcher) -> bool:
+    """The stream ends after this item: the game's end, unless the watcher follows the
+    rematch and it may still start."""
+    if not _final(item):
+        return False
+    return not (
+        watcher.follows_rematch and item.snapshot is not None and item.snapshot.rematch_open
+    )
 
 
 class Watchers(Manager):
@@ -93,7 +107,7 @@ class Watchers(Manager):
         watcher.wake.set()
 
     async def watch(
-        self, game_id: str, seat_token: str | None, from_version: int | None
+        self, game_id: str, seat_token: Caller, from_version: int | None
     ) -> AsyncGenerator[WatchItem, None]:
         """The view now (``from_version`` None), or the turns after ``from_version``; then
         every new turn."""
@@ -120,6 +134,8 @@ class Watchers(Manager):
             else:
                 backlog = [WatchItem(None, snap)]
             watcher = Watcher(seat, self.watch_queue_limit)
+            # A watcher that saw the end and resumes from it waits for the rematch.
+            watcher.follows_rematch = from_version == game.version and snap.rematch_open
             game.watchers.append(watcher)
         return self._stream(game, watcher, backlog)
 
@@ -129,14 +145,14 @@ class Watchers(Manager):
         try:
             for item in backlog:
                 yield item
-                if _final(item):
+                if _ends(item, watcher):
                     return
             while True:
                 if watcher.pending:
                     record, snap = watcher.pending.popleft()
                     item = WatchItem(self.turn_for(record, watcher.seat), snap)
                     yield item
-                    if _final(item):
+                    if _ends(item, watcher):
                         return
                     continue
                 if watcher.error is not None:

@@ -45,6 +45,7 @@ def seat(index: int, name: str, info: SeatInfo | None) -> game_pb2.Seat:
         return msg
     msg.state = SEAT_STATES[info.state]
     msg.player_name = info.player_name
+    msg.player_id = info.player_id
     if info.level and info.state in (tables.BOT, tables.GIVEN_UP):
         # A given-up seat shows its level while the bot plays it (see tables.shown_level).
         msg.bot_level = LEVELS.get(info.level, table_pb2.BOT_LEVEL_UNSPECIFIED)
@@ -106,6 +107,8 @@ def header(snap: Snapshot) -> game_pb2.GameHeader:
         msg.options.update(snap.options)
     if snap.clock is not None:
         msg.time_control.CopyFrom(time_control(snap.clock))
+    msg.rematch_offers.extend(snap.rematch_offers)
+    msg.rematch_game_id = snap.rematch_game_id
     return msg
 
 
@@ -148,6 +151,7 @@ def lobby_header(
                     tables.shown_level(c["state"], c["level"], finished),
                     None,
                     None,
+                    c.get("player_id", ""),
                 ),
             )
             for i, (n, c) in enumerate(zip(seat_names, cards, strict=True))

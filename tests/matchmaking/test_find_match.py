@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
 
 import grpc
 import pytest
@@ -14,6 +13,7 @@ from tabletop.common.v1 import table_pb2
 
 from services import registry
 from services.kit import players
+from services.kit.players.seats import PlayerPolicy
 from services.kit.status import error_info
 from tests.players.support import AUDIENCE, ISSUER, Signer
 from tests.support import service_in_process
@@ -25,28 +25,8 @@ FORFEIT = table_pb2.TimeControl(
 )
 
 
-@dataclass
-class Policy:
-    """The players' policy as a service holds it: a verifier trusting SIGNER."""
-
-    verifier: players.Verifier
-    tokens: dict
-
-    async def caller(self, token):
-        if token in self.tokens:
-            return await self.verifier.verify(self.tokens[token])
-        return token
-
-
-TOKENS: dict[str, str] = {}
-
-
 def token(player: str) -> str:
-    """A short bearer standing for the player's JWT (the kit's bearer takes 256
-    characters until the players' seats land; the JWT is verified all the same)."""
-    short = f"t-{player}"
-    TOKENS[short] = SIGNER.token(sub=player, name=f"Name {player[-3:]}")
-    return short
+    return SIGNER.token(sub=player, name=f"Name {player[-3:]}")
 
 
 @contextlib.asynccontextmanager
@@ -54,7 +34,7 @@ async def service(**options):
     async with service_in_process(NAME, **options) as running:
         key = players.StaticKey(players.public_jwk(SIGNER.private.public_key()), "k1")
         verifier = players.Verifier(key, issuer=ISSUER, audience=AUDIENCE)
-        running.manager.players = Policy(verifier, TOKENS)
+        running.manager.players = PlayerPolicy(verifier)
         async with grpc.aio.insecure_channel(running.address) as channel:
             yield running, channel
 

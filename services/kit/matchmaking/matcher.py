@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
@@ -72,10 +71,8 @@ class Waiter:
 def seat_plan(
     kind: str, name: str = "", level: str = "medium", player: str = ""
 ) -> tables.SeatPlan:
-    """A planned seat, held by ``player`` where the plan carries players (docs/players.md)."""
-    names = {f.name for f in dataclasses.fields(tables.SeatPlan)}
-    extra = {"player_id": player} if player and "player_id" in names else {}
-    return tables.SeatPlan(kind, name, level, **extra)
+    """A planned seat, held by ``player`` (docs/players.md)."""
+    return tables.SeatPlan(kind, name, level, player)
 
 
 class Matchmaker:

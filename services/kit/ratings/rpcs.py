@@ -136,15 +136,16 @@ def handlers(
     pb2: Any,
     store: Any,
     unary: Unary,
-    player_of: Callable[[Any], Awaitable[str | None]],
+    player_of: Callable[[Any], Awaitable[Any]],
 ) -> dict[str, Any]:
     """The two calls, by name, for the game service's generic handler; ``unary`` wraps
     each as the service's other calls are (parsing, refusals); ``player_of(context)`` is
-    the caller's player id (None without a player's token)."""
+    the caller's player (its ``id``; None without a player's token)."""
     from tabletop.common.v1 import ratings_pb2
 
     async def get(request: Any, context: Any) -> Any:
-        player = None if request.player_id else await player_of(context)
+        found = None if request.player_id else await player_of(context)
+        player = None if found is None else str(found.id)
         return await get_ratings(store, info, ratings_pb2, pb2, request, player)
 
     async def board(request: Any, context: Any) -> Any:

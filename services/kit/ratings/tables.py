@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from services.kit import table as tables
 from services.kit.engine import GameInfo, Outcome
 from services.kit.ratings.errors import (
+    RatedJoinNeedsPlayer,
     RatedNeedsClock,
     RatedNeedsPlayers,
     RatingsPlayerRequired,
@@ -42,7 +43,7 @@ def config(plan: tables.Plan | None, rated: bool) -> dict[str, Any] | None:
 
 def seat_player(seat: tables.SeatPlan | tables.SeatNow) -> str:
     """The player holding a seat (planned or now), "" for none (docs/players.md)."""
-    return str(getattr(seat, "player_id", "") or "")
+    return seat.player_id
 
 
 def check_rated(info: GameInfo, players: int, options: Any, plan: tables.Plan | None) -> Shape:
@@ -57,7 +58,7 @@ def check_rated(info: GameInfo, players: int, options: Any, plan: tables.Plan | 
     held = [seat_player(s) for s in seats if s.kind == tables.RESERVED]
     if not held or not all(held):
         raise RatingsPlayerRequired("a rated table is created with a player's token")
-    if len(set(held)) != len(held):
+    if len(set(held)) != len(held) or (plan is not None and plan.several):
         raise RatedNeedsPlayers("a player holds one seat of a rated table")
     shape = shape_of(info, players, options)
     if shape is None:
@@ -72,6 +73,12 @@ def check_rated(info: GameInfo, players: int, options: Any, plan: tables.Plan | 
             "a rated table needs a time control that forfeits on timeout (on_timeout FORFEIT)"
         )
     return shape
+
+
+def check_join(table_config: Mapping[str, Any] | None, player: str | None) -> None:
+    """Joining a rated table takes a player's token (RATED_NEEDS_PLAYERS)."""
+    if is_rated(table_config) and not player:
+        raise RatedJoinNeedsPlayer("a rated table's seats are taken with a player's token")
 
 
 def given_up(seats: Sequence[tables.SeatNow]) -> list[int]:

@@ -49,6 +49,10 @@ class GameRecord:
     # Seats created as bots: the per-owner caps on tables with a bot seat, and on tables
     # of bots alone (``bot_seats == players``), count them.
     bot_seats: int = 0
+    # The player (a player token's sub) holding each seat, "" for none: ``create`` writes
+    # them to the players' index (``list_games(player=...)``). Not read back by ``load``:
+    # the game's plan and log say who holds each seat.
+    seat_players: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,13 @@ class MoveRecord:
     human_at: float | None = None  # None: ``applied_at`` (an entry a person made)
     # A finishing entry of a rated table: rated in the same transaction (store/ratings.py).
     rating: RatingJob | None = None
+    # The player now holding ``seat`` (a join by a player), "" when it holds none any
+    # more (a leave), None when the entry changes no seat's player: the players' index
+    # takes it in the same transaction.
+    seat_player: str | None = None
+    # With a player taking the seat: refuse (QuotaExceeded "player_games") when that
+    # player already holds seats at this many unfinished games of the type (0: no limit).
+    player_games: int = 0
 
 
 # The status filters ``list_games`` takes.
@@ -151,6 +162,28 @@ class Quotas:
         return {name: limit for name, limit in applying.items() if limit}
 
 
+@dataclass(frozen=True)
+class PlayerQuotas:
+    """What one player may hold of a game type at once (0: no limit): unfinished tables
+    where it holds a seat, and of those, tables waiting for players. ``create`` checks
+    them for the players of ``GameRecord.seat_players``."""
+
+    games: int = 0
+    waiting: int = 0
+
+    def applying_to(self, game: GameRecord) -> dict[str, int]:
+        applying = {
+            "player_games": self.games,
+            "player_waiting": self.waiting if game.waiting else 0,
+        }
+        return {name: limit for name, limit in applying.items() if limit}
+
+
+def players_of(game: GameRecord) -> list[str]:
+    """The distinct players holding seats of ``game``, in seat order."""
+    return list(dict.fromkeys(p for p in game.seat_players if p))
+
+
 # What each quota counts among an owner's unfinished games (SQL: a boolean per row).
 QUOTA_COUNTS = {
     "games": "TRUE",
@@ -187,6 +220,8 @@ class QuotaExceeded(Exception):
             "waiting": "waiting tables",
             "bot_tables": "tables with a bot",
             "all_bot_tables": "tables of bots alone",
+            "player_games": "unfinished tables",
+            "player_waiting": "tables waiting for players",
         }.get(quota, quota)
         super().__init__(f"{owner} has {limit} {what}")
         self.owner = owner
@@ -233,8 +268,14 @@ class Store(Protocol):
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         """Write a new game at version 0; raise GameExists if the id is taken.
+
+        Its ``seat_players`` go to the players' index. With ``player_quotas``, raise
+        QuotaExceeded ("player_games", "player_waiting") when one of them already holds
+        seats at that many unfinished (waiting) tables of this type, counted in the
+        same step as the write.
 
         With ``game.owner`` and quotas (``owner_limit`` and ``waiting_limit`` are
         ``Quotas.games`` and ``Quotas.waiting``, ``quotas`` overrides both), raise
@@ -258,7 +299,8 @@ class Store(Protocol):
         ``move.bot_turn``, ``move.human_at`` (None: ``move.applied_at``) and, when
         ``move.lobby`` is not None, that lobby and ``waiting`` from its status; a
         finishing move clears ``waiting``. Raises VersionConflict or DuplicateRequest, and
-        writes nothing then.
+        writes nothing then. ``move.seat_player`` (not None) sets or clears the seat's
+        player in the players' index, after checking ``move.player_games`` (QuotaExceeded).
         """
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
@@ -279,6 +321,7 @@ class Store(Protocol):
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         """A lobby page: games of ``game_type``, newest first by (created_at, game_id),
         never a quarantined one.
@@ -286,7 +329,8 @@ class Store(Protocol):
         ``status`` is None or one of STATUSES; ``players`` an exact count; ``options``
         option names each equal (as JSON) to a scalar; ``after`` the (created_at,
         game_id) of the last game of the previous page: only games after it in this
-        order, so pages stay stable while newer games are created.
+        order, so pages stay stable while newer games are created. ``player``: only the
+        games where that player holds a seat (from the players' index).
         """
 
     async def count_waiting(self, game_type: str) -> int:

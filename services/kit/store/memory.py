@@ -12,7 +12,9 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    PlayerQuotas,
     Quarantined,
+    QuotaExceeded,
     Quotas,
     VersionConflict,
     check_status,
@@ -21,6 +23,7 @@ from .base import (
     lobby_waiting,
     option_filter,
     over_quota,
+    players_of,
 )
 from .ratings import MemoryRatings
 
@@ -39,6 +42,8 @@ class MemoryStore(MemoryRatings):
         self._moves: dict[str, list[MoveRecord]] = {}
         self._requests: dict[str, dict[str, int]] = {}
         self._quarantined_at: dict[str, float] = {}
+        # The players' index: by game, each seat's player.
+        self._players: dict[str, dict[int, str]] = {}
 
     async def create(
         self,
@@ -46,6 +51,7 @@ class MemoryStore(MemoryRatings):
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         if game.game_id in self._games:
             raise GameExists(game.game_id)
@@ -69,9 +75,28 @@ class MemoryStore(MemoryRatings):
                 if g.owner == game.owner and g.game_type == game.game_type and g.finished_at is None
             ]
             over_quota(game.owner, limits, held(mine))
+        player_limits = (player_quotas or PlayerQuotas()).applying_to(game)
+        for player in players_of(game) if player_limits else ():
+            held_by = self._held_by(player, game.game_type)
+            counts = {
+                "player_games": len(held_by),
+                "player_waiting": sum(g.waiting for g in held_by),
+            }
+            over_quota(player, player_limits, counts)
         self._games[game.game_id] = game
+        self._players[game.game_id] = {i: p for i, p in enumerate(game.seat_players) if p}
         self._moves[game.game_id] = []
         self._requests[game.game_id] = {}
+
+    def _held_by(self, player: str, game_type: str) -> list[GameRecord]:
+        """The unfinished games of ``game_type`` where ``player`` holds a seat."""
+        return [
+            g
+            for gid, seats in self._players.items()
+            if player in seats.values()
+            and (g := self._games[gid]).game_type == game_type
+            and g.finished_at is None
+        ]
 
     async def load(self, game_id: str) -> GameRecord | None:
         return self._games.get(game_id)
@@ -90,12 +115,27 @@ class MemoryStore(MemoryRatings):
             raise DuplicateRequest(requests[move.request_id])
         if game.version != move.version - 1:
             raise VersionConflict(game.version)
+        player, most = move.seat_player, move.player_games
+        if player and most and len(self._held_by(player, game.game_type)) >= most:
+            raise QuotaExceeded(player, most, "player_games")
         if move.rating is not None:
             self.rate_memory(move.rating, move.applied_at)
+        if move.seat_player is not None:
+            seats = self._players.setdefault(game_id, {})
+            seats.pop(move.seat, None)
+            if move.seat_player:
+                seats[move.seat] = move.seat_player
         lobby = _copy(move.lobby)
         self._moves[game_id].append(
             dataclasses.replace(
-                move, lobby=None, due_at=None, bot_turn=False, human_at=None, rating=None
+                move,
+                lobby=None,
+                due_at=None,
+                bot_turn=False,
+                human_at=None,
+                seat_player=None,
+                player_games=0,
+                rating=None,
             )
         )
         if move.request_id is not None:
@@ -121,6 +161,7 @@ class MemoryStore(MemoryRatings):
         ]
         for gid in gone:
             del self._games[gid], self._moves[gid], self._requests[gid]
+            self._players.pop(gid, None)
             self._quarantined_at.pop(gid, None)
         return gone
 
@@ -144,12 +185,15 @@ class MemoryStore(MemoryRatings):
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         check_status(status)
         wanted = option_filter(options)
 
         def listed(g: GameRecord) -> bool:
             if g.game_type != game_type or g.quarantined is not None:
+                return False
+            if player is not None and player not in self._players.get(g.game_id, {}).values():
                 return False
             finished = g.finished_at is not None
             if status == "waiting" and not (g.waiting and not finished):

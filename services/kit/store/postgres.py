@@ -41,6 +41,7 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    PlayerQuotas,
     Quarantined,
     QuotaExceeded,
     Quotas,
@@ -50,6 +51,7 @@ from .base import (
     lobby_waiting,
     option_filter,
     over_quota,
+    players_of,
 )
 from .ratings import POSTGRES_SCHEMA as RATINGS_SCHEMA
 from .ratings import PostgresRatings, rate_postgres
@@ -121,8 +123,26 @@ CREATE INDEX IF NOT EXISTS tabletop_games_human ON tabletop_games (game_type, hu
 -- bot_turns: games with a bot to move, the longest waiting first.
 CREATE INDEX IF NOT EXISTS tabletop_games_bot_turn ON tabletop_games (game_type, updated_at)
     WHERE finished_at IS NULL AND bot_turn;
+-- players (issue 26): who holds each seat, by player: ListGames "mine" and the
+-- per-player quotas read it, never scanning every game.
+CREATE TABLE IF NOT EXISTS tabletop_game_players (
+    game_id   TEXT NOT NULL REFERENCES tabletop_games (game_id) ON DELETE CASCADE,
+    seat      INTEGER NOT NULL,
+    player_id TEXT NOT NULL,
+    game_type TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS tabletop_game_players_player
+    ON tabletop_game_players (player_id, game_type, game_id);
+-- end of players
 """
 SCHEMA += RATINGS_SCHEMA  # issue 28: tables of their own (store/ratings.py)
+# A player's unfinished tables of a type, and of those the waiting ones.
+_PLAYER_HELD = (
+    "SELECT count(DISTINCT p.game_id), count(DISTINCT p.game_id) FILTER (WHERE g.waiting)"
+    " FROM tabletop_game_players p JOIN tabletop_games g ON g.game_id = p.game_id"
+    " WHERE p.player_id = %s AND p.game_type = %s AND g.finished_at IS NULL"
+)
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, token_hashes, version,"
@@ -282,8 +302,10 @@ class PostgresStore(PostgresRatings):
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         limits = (quotas or Quotas(owner_limit, waiting_limit)).applying_to(game)
+        player_limits = (player_quotas or PlayerQuotas()).applying_to(game)
         async with self._connection() as conn, conn.transaction():
             if game.owner is not None and limits:
                 # One owner's creates take turns (on every replica), so the counts hold.
@@ -301,6 +323,12 @@ class PostgresStore(PostgresRatings):
                 row = await cur.fetchone()
                 counts = row if row is not None else (0,) * len(limits)
                 over_quota(game.owner, limits, dict(zip(limits, counts, strict=True)))
+            for player in players_of(game) if player_limits else ():
+                await self._player_turn(conn, player)
+                cur = await conn.execute(_PLAYER_HELD, (player, game.game_type))
+                held = await cur.fetchone() or (0, 0)
+                counts = {"player_games": held[0], "player_waiting": held[1]}
+                over_quota(player, player_limits, counts)
             try:
                 await conn.execute(
                     f"INSERT INTO tabletop_games ({_GAME_COLUMNS}) VALUES (%s, %s, %s, %s, %s,"
@@ -326,6 +354,17 @@ class PostgresStore(PostgresRatings):
                 )
             except errors.UniqueViolation as exc:
                 raise GameExists(game.game_id) from exc
+            for seat, player in enumerate(game.seat_players):
+                if player:
+                    await conn.execute(
+                        "INSERT INTO tabletop_game_players VALUES (%s, %s, %s, %s)",
+                        (game.game_id, seat, player, game.game_type),
+                    )
+
+    @staticmethod
+    async def _player_turn(conn: psycopg.AsyncConnection, player: str) -> None:
+        """One player's quota checks take turns (on every replica), so the counts hold."""
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"player {player}",))
 
     async def append(self, game_id: str, move: MoveRecord) -> None:
         async with self._connection() as conn:
@@ -355,6 +394,9 @@ class PostgresStore(PostgresRatings):
         found = await self._request_version(conn, game_id, move.request_id)
         if found is not None:
             raise DuplicateRequest(found)
+        if move.seat_player and move.player_games:
+            # Before the game row's lock, as create takes it: no two orders of locks.
+            await self._player_turn(conn, move.seat_player)
         has_lobby = move.lobby is not None
         cur = await conn.execute(
             "UPDATE tabletop_games SET version = %s, updated_at = %s,"
@@ -409,7 +451,33 @@ class PostgresStore(PostgresRatings):
         )
         if move.rating is not None:  # after the game row's lock and checks: rated once
             await rate_postgres(conn, move.rating, move.applied_at)
+        if move.seat_player is not None:
+            await self._seat_player(conn, game_id, move)
         await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{move.version} {game_id}"))
+
+    async def _seat_player(
+        self, conn: psycopg.AsyncConnection, game_id: str, move: MoveRecord
+    ) -> None:
+        """The seat's player in the players' index (the quota first)."""
+        cur = await conn.execute(
+            "SELECT game_type FROM tabletop_games WHERE game_id = %s", (game_id,)
+        )
+        row = await cur.fetchone()
+        game_type = row[0] if row else ""
+        if move.seat_player and move.player_games:
+            cur = await conn.execute(_PLAYER_HELD, (move.seat_player, game_type))
+            held = await cur.fetchone() or (0, 0)
+            if held[0] >= move.player_games:
+                raise QuotaExceeded(move.seat_player, move.player_games, "player_games")
+        await conn.execute(
+            "DELETE FROM tabletop_game_players WHERE game_id = %s AND seat = %s",
+            (game_id, move.seat),
+        )
+        if move.seat_player:
+            await conn.execute(
+                "INSERT INTO tabletop_game_players VALUES (%s, %s, %s, %s)",
+                (game_id, move.seat, move.seat_player, game_type),
+            )
 
     async def delete_finished_before(self, timestamp: float, game_type: str) -> list[str]:
         async with self._connection() as conn:
@@ -440,11 +508,19 @@ class PostgresStore(PostgresRatings):
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         check_status(status)
         wanted = option_filter(options)
         query = f"SELECT {_GAME_COLUMNS}, NULL FROM tabletop_games g WHERE game_type = %s"
         args: list[Any] = [game_type]
+        if player is not None:
+            # The players' index finds the player's games; no walk of the type's games.
+            query += (
+                " AND g.game_id IN (SELECT p.game_id FROM tabletop_game_players p"
+                " WHERE p.player_id = %s AND p.game_type = %s)"
+            )
+            args += [player, game_type]
         if status is not None:
             query += _STATUS_WHERE[status]
         if players is not None:

@@ -37,6 +37,7 @@ from .base import (
     GameExists,
     GameRecord,
     MoveRecord,
+    PlayerQuotas,
     Quarantined,
     QuotaExceeded,
     Quotas,
@@ -47,6 +48,7 @@ from .base import (
     lobby_waiting,
     option_filter,
     over_quota,
+    players_of,
 )
 from .ratings import SQLITE_SCHEMA as RATINGS_SCHEMA
 from .ratings import SqliteRatings, rate_sqlite
@@ -125,6 +127,28 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS games_bot_turn ON games (game_type, updated_at)"
     " WHERE finished_at IS NULL AND bot_turn = 1",
 )
+# --- players (issue 26): who holds each seat, an index the game's log also says --------
+# A table of its own (new files and old ones alike get it on open): ListGames "mine"
+# and the per-player quotas read it by player, never scanning every game.
+PLAYERS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS game_players (
+    game_id   TEXT NOT NULL REFERENCES games(game_id) ON DELETE CASCADE,
+    seat      INTEGER NOT NULL,
+    player_id TEXT NOT NULL,
+    game_type TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS game_players_player ON game_players (player_id, game_type, game_id);
+"""
+# A player's unfinished tables of a type, and of those the waiting ones.
+_PLAYER_HELD = (
+    "SELECT count(DISTINCT p.game_id),"
+    " count(DISTINCT CASE WHEN g.waiting = 1 THEN p.game_id END)"
+    " FROM game_players p JOIN games g ON g.game_id = p.game_id"
+    " WHERE p.player_id = ? AND p.game_type = ? AND g.finished_at IS NULL"
+)
+# --- end of players --------------------------------------------------------------------
+
 _GAME_COLUMNS = (
     "g.game_id, g.game_type, g.players, g.options, g.seed, g.token_hashes, g.version,"
     " g.created_at, g.updated_at, g.finished_at, g.owner, q.reason,"
@@ -283,6 +307,7 @@ class SqliteStore(SqliteRatings):
             for statement in INDEXES:
                 setup.execute(statement)
             setup.executescript(RATINGS_SCHEMA)  # issue 28: tables of their own
+            setup.executescript(PLAYERS_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupt(
                 f"sqlite file {self.path} is corrupt ({exc}); restore it from a backup"
@@ -369,6 +394,7 @@ class SqliteStore(SqliteRatings):
         owner_limit: int = 0,
         waiting_limit: int = 0,
         quotas: Quotas | None = None,
+        player_quotas: PlayerQuotas | None = None,
     ) -> None:
         # Encoded here, not in the writer thread: a value JSON cannot carry fails this call.
         row = (
@@ -393,6 +419,10 @@ class SqliteStore(SqliteRatings):
         counted = ", ".join(
             f"coalesce(sum(CASE WHEN {QUOTA_COUNTS[name]} THEN 1 ELSE 0 END), 0)" for name in limits
         )
+        player_limits = (player_quotas or PlayerQuotas()).applying_to(game)
+        seat_rows = [
+            (game.game_id, i, p, game.game_type) for i, p in enumerate(game.seat_players) if p
+        ]
 
         def op(conn: sqlite3.Connection) -> None:
             if game.owner is not None and limits:
@@ -403,6 +433,10 @@ class SqliteStore(SqliteRatings):
                     (game.game_type, game.owner),
                 ).fetchone()
                 over_quota(game.owner, limits, dict(zip(limits, counts, strict=True)))
+            for player in players_of(game) if player_limits else ():
+                games, waiting = conn.execute(_PLAYER_HELD, (player, game.game_type)).fetchone()
+                counts = {"player_games": games, "player_waiting": waiting}
+                over_quota(player, player_limits, counts)
             try:
                 conn.execute(
                     "INSERT INTO games (game_id, game_type, players, options, seed,"
@@ -413,6 +447,7 @@ class SqliteStore(SqliteRatings):
                 )
             except sqlite3.IntegrityError as exc:
                 raise GameExists(game.game_id) from exc
+            conn.executemany("INSERT INTO game_players VALUES (?, ?, ?, ?)", seat_rows)
 
         await self._write(op)
 
@@ -430,6 +465,24 @@ class SqliteStore(SqliteRatings):
         lobby = _dumps_or_none(move.lobby)
         waiting = move.lobby is not None and lobby_waiting(move.lobby)
         events = json.dumps(move.events, separators=(",", ":"))
+
+        def players(conn: sqlite3.Connection) -> None:
+            """The seat's player in the players' index (the quota first)."""
+            game_type = conn.execute(
+                "SELECT game_type FROM games WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+            if move.seat_player and move.player_games:
+                held = conn.execute(_PLAYER_HELD, (move.seat_player, game_type)).fetchone()[0]
+                if held >= move.player_games:
+                    raise QuotaExceeded(move.seat_player, move.player_games, "player_games")
+            conn.execute(
+                "DELETE FROM game_players WHERE game_id = ? AND seat = ?", (game_id, move.seat)
+            )
+            if move.seat_player:
+                conn.execute(
+                    "INSERT INTO game_players VALUES (?, ?, ?, ?)",
+                    (game_id, move.seat, move.seat_player, game_type),
+                )
 
         def op(conn: sqlite3.Connection) -> None:
             # The request id is looked up only when the write fails: a used id wins over a
@@ -489,6 +542,8 @@ class SqliteStore(SqliteRatings):
                 raise used from None
             if move.rating is not None:  # after the checks: rated once, with the finish
                 rate_sqlite(conn, move.rating, move.applied_at)
+            if move.seat_player is not None:
+                players(conn)
 
         await self._write(op)
 
@@ -503,6 +558,7 @@ class SqliteStore(SqliteRatings):
             for gid in ids:
                 conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
                 conn.execute("DELETE FROM quarantine WHERE game_id = ?", (gid,))
+                conn.execute("DELETE FROM game_players WHERE game_id = ?", (gid,))
                 conn.execute("DELETE FROM games WHERE game_id = ?", (gid,))
             return ids
 
@@ -573,6 +629,7 @@ class SqliteStore(SqliteRatings):
         options: Mapping[str, Any] | None = None,
         after: tuple[float, str] | None = None,
         limit: int = 50,
+        player: str | None = None,
     ) -> list[GameRecord]:
         check_status(status)
         where, params = _option_where(option_filter(options))
@@ -581,6 +638,13 @@ class SqliteStore(SqliteRatings):
             " WHERE g.game_type = ? AND q.game_id IS NULL"
         )
         args: list[Any] = [game_type]
+        if player is not None:
+            # The players' index finds the player's games; no walk of the type's games.
+            query += (
+                " AND g.game_id IN (SELECT p.game_id FROM game_players p"
+                " WHERE p.player_id = ? AND p.game_type = ?)"
+            )
+            args += [player, game_type]
         if status is not None:
             query += _STATUS_WHERE[status]
         if players is not None:
