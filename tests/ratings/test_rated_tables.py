@@ -134,3 +134,20 @@ async def test_a_rated_pool_makes_a_rated_table_and_its_end_is_rated():
         got = await running.store.standings(NAME, "2p", ["gil-pool", "hal-pool"])
         assert got["hal-pool"].rating.mu > got["gil-pool"].rating.mu
         assert ratings.Standing().rating.mu < got["hal-pool"].rating.mu
+
+
+async def test_a_rated_tables_rematch_is_rated_too():
+    async with service() as (running, channel):
+        client = GameClient(NAME, channel)
+        game_id = await rated_table(client, "ivy-re")
+        await client.join(game_id, "", token=token("jon-re"))
+        await client.resign(game_id, token("jon-re"))
+        await client.call("OfferRematch", token("ivy-re"), game_id=game_id)
+        offered = await client.call("OfferRematch", token("jon-re"), game_id=game_id)
+        rematch = offered.game.rematch_game_id
+        assert rematch
+        header = (await client.get(rematch)).game
+        assert header.rated and [s.player_id for s in header.seats] == ["jon-re", "ivy-re"]
+        await client.resign(rematch, token("jon-re"))
+        got = await running.store.standings(NAME, "2p", ["ivy-re", "jon-re"])
+        assert got["ivy-re"].games == got["jon-re"].games == 2
