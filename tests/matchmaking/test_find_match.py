@@ -216,3 +216,14 @@ async def test_the_gateway_catalog_shows_each_pool_size():
                 await first_waiting(waiting)
                 assert await pools() == [("2p", False, 1)]
                 waiting.cancel()
+
+
+async def test_two_players_are_matched_through_the_gateway():
+    from tests.support import gateway_in_process
+
+    async with service() as (running, _):
+        async with gateway_in_process({NAME: [running.address]}) as (port, _):
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as gw:
+                a, b = find(gw, "player-gw-a"), find(gw, "player-gw-b")
+                got_a, got_b = await asyncio.wait_for(asyncio.gather(found(a), found(b)), 30)
+                assert got_a.game_id == got_b.game_id and {got_a.seat, got_b.seat} == {0, 1}
