@@ -227,3 +227,16 @@ async def test_two_players_are_matched_through_the_gateway():
                 a, b = find(gw, "player-gw-a"), find(gw, "player-gw-b")
                 got_a, got_b = await asyncio.wait_for(asyncio.gather(found(a), found(b)), 30)
                 assert got_a.game_id == got_b.game_id and {got_a.seat, got_b.seat} == {0, 1}
+
+
+async def test_a_player_due_bots_gets_a_table_with_a_bot_and_it_is_not_rated():
+    async with service() as (_running, channel):
+        alone = find(
+            channel, "player-bots", rated=True, time_control=FORFEIT,
+            bots_after=duration_pb2.Duration(seconds=0), bot_level=table_pb2.BOT_LEVEL_EASY,
+        )  # fmt: skip
+        got = await asyncio.wait_for(found(alone), 30)
+        assert not got.rated and not got.game.rated
+        states = [s.state for s in got.game.seats]
+        assert states.count(table_pb2.SEAT_STATE_BOT) == 1
+        assert got.game.seats[got.seat].player_id == "player-bots"
