@@ -11,6 +11,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --only peer            # beside boardgame.io (Node), 1 and 32 games
     python -m bench --only botfair         # a person's hard bot under a flood of bot tables
     python -m bench --only web             # the web app: its bytes, a move to the other page
+    python -m bench --only matchmaking     # FindMatch through a service, 1,000 players
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench import botfair, bots, envoyproxy, peer, plots, processes, report
+from bench import botfair, bots, envoyproxy, matchmaking, peer, plots, processes, report
 from bench import engine as engine_bench
 from bench import web as web_bench
 from bench.load import LoadFigures
@@ -49,8 +50,9 @@ SECTIONS = ("engine", "rpc", "stores", "memory")
 # Run only when named in --only: the bots take hours at full size (bench/bots.py); the peer
 # comparison needs Node and npm and about ten minutes (bench/peer); a person's bot under a
 # flood of bot tables takes minutes (bench/botfair.py); the web app needs Chromium and
-# the built app (bench/web.py).
-OPT_IN = ("bots", "peer", "botfair", "web")
+# the built app (bench/web.py); matchmaking through a service, a minute of arrivals
+# (bench/matchmaking.py).
+OPT_IN = ("bots", "peer", "botfair", "web", "matchmaking")
 
 
 def _without_password(url: str) -> str:
@@ -396,6 +398,8 @@ def run(argv: list[str]) -> dict[str, Any]:
             print("web (the app's bytes; a move clicked to the other page, Chromium)", flush=True)
             results["web"] = web_bench.section(**web_bench.settings(args, quick))
             print("\n".join(web_bench.lines(results["web"])), flush=True)
+        if "matchmaking" in sections:
+            results["matchmaking"] = matchmaking.section(quick)
     results["targets"] = report.targets(results)
     results["duration_seconds"] = round(time.time() - started, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

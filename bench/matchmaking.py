@@ -20,6 +20,14 @@ from openskill's own prediction for their true skills; printed after 10, 30, 100
 games each: the median shown rating and sigma of the players of average skill (within
 1.5 mu of 25), and the whole population's 10th, 50th and 90th percentiles.
 
+**through the service** (``python -m bench --only matchmaking``; here ``--service``):
+a Channeling service in this process on a SQLite store, ``--service-players`` players
+(of mixed ratings, written to its store first) each opening a FindMatch stream over gRPC
+at a random moment of ``--service-seconds`` real seconds. Printed: tables made per
+second, and for each table the wait from the second player's FindMatch to both having
+MatchFound (p50, p99). Then the rating update's cost inside the store's transaction:
+the finishing append of a rated table against the same append without its rating.
+
 Figures, never pass/fail; the waits depend only on the seed, the costs on the machine.
 """
 
@@ -29,6 +37,7 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from services import registry
@@ -197,7 +206,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rating-games", type=int, default=5000)
     parser.add_argument("--population-rounds", type=int, default=300)
+    parser.add_argument("--service", action="store_true", help="only the service figures")
+    parser.add_argument("--service-players", type=int, default=1000)
+    parser.add_argument("--service-seconds", type=float, default=60.0)
     args = parser.parse_args(argv)
+    if args.service:
+        section(False, args.service_players, args.service_seconds, args.seed)
+        return
 
     window = mm.Window()
     print(
@@ -240,6 +255,169 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  {'games':>6}{'average player':>16}{'its sigma':>11}   population p10 / p50 / p90")
     for games, shown, sigma, spread in population(200, args.population_rounds, args.seed):
         print(f"  {games:>6}{shown:>16}{sigma:>11.1f}   {' / '.join(map(str, spread))}")
+
+
+# --- through the service ---------------------------------------------------------
+
+
+def _players() -> tuple[object, Callable[[str], str]]:
+    """A players' policy trusting a key of the bench's own, and a signer of its tokens."""
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from services.kit.players import StaticKey, Verifier, public_jwk
+    from services.kit.players.seats import PlayerPolicy
+
+    private = ec.generate_private_key(ec.SECP256R1())
+    verifier = Verifier(
+        StaticKey(public_jwk(private.public_key()), "bench"), issuer="bench", audience="bench"
+    )
+
+    def sign(player: str) -> str:
+        now = int(time.time())
+        claims = {"iss": "bench", "aud": "bench", "sub": player, "iat": now, "exp": now + 3600}
+        return jwt.encode(claims, private, algorithm="ES256", headers={"kid": "bench"})
+
+    return PlayerPolicy(verifier), sign
+
+
+async def _service_figures(players: int, seconds: float, seed: int, work: str) -> dict:
+    import asyncio
+
+    import grpc
+
+    from services.kit.games import GameManager
+    from services.kit.metrics import GameMetrics
+    from services.kit.server import create_server
+    from services.kit.service import GameService
+    from services.kit.store import open_store
+    from services.kit.store.ratings import Entry
+
+    rng = random.Random(seed)
+    spec = GameService.load(registry.by_name("channeling"))
+    store = open_store(f"sqlite:///{work}/match.db?synchronous=normal")
+    manager = GameManager(spec.engine, store, metrics=GameMetrics("channeling"))
+    policy, sign = _players()
+    manager.players = policy  # type: ignore[assignment]
+    await manager.start()
+    ids = [f"bench-player-{i:05d}" for i in range(players)]
+    tokens = {p: sign(p) for p in ids}
+    await store.replace_ratings(  # type: ignore[attr-defined]
+        "channeling",
+        [
+            Entry(p, p, "2p", ratings.Standing(
+                ratings.Rating(rng.gauss(25, 6), rng.uniform(1.5, 25 / 3)), 20))
+            for p in ids
+        ],
+        time.time(),
+    )  # fmt: skip
+    server, port, _ = create_server("127.0.0.1:0", spec, manager, access_log=False)
+    await server.start()
+    pb2 = spec.pb2
+    asked: dict[str, float] = {}
+    found: dict[str, tuple[str, float]] = {}
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.unary_stream(
+                f"/{spec.name}/FindMatch",
+                request_serializer=pb2.FindMatchRequest.SerializeToString,
+                response_deserializer=pb2.FindMatchResponse.FromString,
+            )
+            arrivals = sorted(rng.uniform(0, seconds) for _ in ids)
+            start = time.perf_counter()
+
+            async def one(player: str, at: float) -> None:
+                await asyncio.sleep(max(0.0, start + at - time.perf_counter()))
+                asked[player] = time.perf_counter()
+                stream = call(
+                    pb2.FindMatchRequest(),
+                    metadata=(("authorization", f"Bearer {tokens[player]}"),),
+                )
+                async for message in stream:
+                    if message.HasField("found"):
+                        found[player] = (message.found.game_id, time.perf_counter())
+                        return
+
+            tasks = [asyncio.ensure_future(one(p, at)) for p, at in zip(ids, arrivals, strict=True)]
+            _, pending = await asyncio.wait(tasks, timeout=seconds + 120)
+            for task in pending:
+                task.cancel()
+            elapsed = time.perf_counter() - start
+    finally:
+        await server.stop(0)
+        await store.close()
+    tables: dict[str, list[str]] = {}
+    for player, (game_id, _) in found.items():
+        tables.setdefault(game_id, []).append(player)
+    waits = [
+        max(found[p][1] for p in pair) - max(asked[p] for p in pair)
+        for pair in tables.values()
+        if len(pair) == 2
+    ]
+    return {
+        "players": players,
+        "seconds": seconds,
+        "tables": len(tables),
+        "matched_players": len(found),
+        "tables_per_second": len(tables) / elapsed if elapsed else 0.0,
+        "wait_p50_ms": _percentile(waits, 0.5) * 1e3,
+        "wait_p99_ms": _percentile(waits, 0.99) * 1e3,
+    }
+
+
+async def _store_rating_cost(games: int, work: str) -> dict:
+    """Milliseconds per finishing append with and without its rating (SQLite)."""
+    from services.kit.ratings.job import RatingJob
+    from services.kit.store import GameRecord, MoveRecord, open_store
+
+    shape = _shape("channeling", "2p")
+    store = open_store(f"sqlite:///{work}/cost.db?synchronous=normal")
+    per: dict[str, float] = {}
+    try:
+        for label in ("without rating", "with rating"):
+            ids = [f"{label.split()[0]}-{g}" for g in range(games)]
+            for gid in ids:
+                await store.create(GameRecord(gid, "channeling", 2, {}, 1, ("", ""), 0.0))
+            start = time.perf_counter()
+            for g, gid in enumerate(ids):
+                job = RatingJob(
+                    gid, shape, (f"a{g % 50}", f"b{g % 37}"), ("A", "B"),
+                    Outcome((1, 0), (0,), "RULES"),
+                ) if label == "with rating" else None  # fmt: skip
+                await store.append(
+                    gid, MoveRecord(1, 0, "@resign", applied_at=1.0, finished=True, rating=job)
+                )
+            per[label] = (time.perf_counter() - start) / games * 1e3
+    finally:
+        await store.close()
+    return {"append_ms": per, "rating_ms": per["with rating"] - per["without rating"]}
+
+
+def section(quick: bool = False, players: int = 0, seconds: float = 0.0, seed: int = 1) -> dict:
+    """The service figures, printed and returned (``python -m bench --only matchmaking``)."""
+    import asyncio
+    import tempfile
+
+    players = players or (200 if quick else 1000)
+    seconds = seconds or (10.0 if quick else 60.0)
+    with tempfile.TemporaryDirectory(prefix="bench-match-") as work:
+        figures = asyncio.run(_service_figures(players, seconds, seed, work))
+        cost = asyncio.run(_store_rating_cost(100 if quick else 500, work))
+    figures["store_rating"] = cost
+    print(
+        f"matchmaking through the service: {players} players over {seconds:g} s,"
+        f" {figures['tables']} tables ({figures['tables_per_second']:.1f}/s),"
+        f" second FindMatch to both matched p50 {figures['wait_p50_ms']:.1f} ms,"
+        f" p99 {figures['wait_p99_ms']:.1f} ms",
+        flush=True,
+    )
+    print(
+        f"rating in the finishing append (SQLite): {cost['append_ms']['without rating']:.2f}"
+        f" ms without, {cost['append_ms']['with rating']:.2f} ms with:"
+        f" {cost['rating_ms']:.2f} ms a game",
+        flush=True,
+    )
+    return figures
 
 
 if __name__ == "__main__":

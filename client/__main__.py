@@ -32,6 +32,12 @@ Players (docs/players.md): sign in once, then play without seat tokens, on any d
     python -m client rematch glow GAME           # offer (or accept) a rematch
     python -m client play glow GAME --token T --interactive  # one seat, in this terminal
 
+Ratings and matchmaking (a guest signs in through the gateway; docs/ratings.md):
+
+    python -m client match channeling        # wait for a player of your level, then play
+    python -m client ratings [GAME] [--player ID]
+    python -m client leaderboard glow --shape 3p
+
 It talks to the gateway (127.0.0.1:50051) unless --target names a service directly;
 TABLETOP_TARGET sets the default; --token can come from TABLETOP_TOKEN (--token wins).
 Without either, a signed-in player's token is sent (TABLETOP_JWT, a provider's token,
@@ -60,7 +66,11 @@ from client.api import FINISHED, IN_PROGRESS, refusal
 from client.bot import cmd_bot
 from client.game import Game, chosen_move, move_texts, seat_label, show_state, show_turn
 from client.interactive import play_interactive
+from client.match import add_command as add_match
+from client.match import cmd_match
 from client.players import cmd_signin, cmd_whoami, player_token
+from client.ratings import add_commands as add_ratings
+from client.ratings import cmd_leaderboard, cmd_ratings
 from client.render.colour import paint
 from client.tables import (
     LEVELS,
@@ -177,10 +187,12 @@ COMMANDS: dict[str, Callable[[Game, argparse.Namespace], None]] = {
     "watch": cmd_watch,
     "history": cmd_history,
     "bot": cmd_bot,
+    "leaderboard": cmd_leaderboard,
+    "match": cmd_match,
     "rematch": cmd_rematch,
 }
 # Commands that send the signed-in player's token where no seat token is given.
-AS_PLAYER = {c for c in COMMANDS if c != "bot"}
+AS_PLAYER = {c for c in COMMANDS if c not in ("bot", "leaderboard", "match")}
 
 
 def dests(parser: argparse.ArgumentParser) -> set[str]:
@@ -352,6 +364,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--poll", type=float, default=0.2)
     p.add_argument("-v", "--verbose", action="store_true")
+    add_ratings(sub)
+    add_match(sub)
 
     with_ids = {name for name, p in sub.choices.items() if "game" in dests(p)}
     options = {o for p in sub.choices.values() for a in p._actions for o in a.option_strings}
@@ -371,6 +385,8 @@ def main(argv: list[str] | None = None) -> None:
             cmd_games(channel, args)
         elif args.command in mygames.COMMANDS:
             mygames.COMMANDS[args.command](channel, args)
+        elif args.command == "ratings":
+            cmd_ratings(channel, args)
         elif args.command == "signin":
             cmd_signin(channel, args)
         elif args.command == "whoami":

@@ -1,7 +1,8 @@
 """CatalogService: which games this gateway routes, their player counts, and whether up.
 
-Each entry also counts the tables waiting for players, asked of the game's own ListGames
-(one indexed count per game, at most a second's wait; a game that does not answer shows 0).
+Each entry also counts the tables waiting for players and the players waiting in each
+matchmaking pool, asked of the game's own ListGames (one indexed count per game, at most
+a second's wait; a game that does not answer shows 0 and no pools).
 
 The catalog answers anyone, so it names each game's backend addresses only where the
 operator asked for it (TABLETOP_CATALOG_SHOW_BACKENDS): host:port pairs inside a cluster
@@ -36,10 +37,11 @@ class Catalog(catalog_pb2_grpc.CatalogServiceServicer):
             info = entry.engine().GAME
             self.games.append((entry, info))
 
-    async def _waiting(self, entry: registry.ServiceEntry) -> int:
+    async def _waiting(self, entry: registry.ServiceEntry) -> tuple[int, list[Any]]:
+        """The game's waiting tables and its pools' sizes."""
         backend = self.backends.get(entry.service_name)
         if backend is None or not backend.up:
-            return 0
+            return 0, []
         pb2 = entry.pb2()
         _, channel = backend.next_channel()
         call: Any = channel.unary_unary(
@@ -49,8 +51,8 @@ class Catalog(catalog_pb2_grpc.CatalogServiceServicer):
         )
         with contextlib.suppress(grpc.aio.AioRpcError, asyncio.TimeoutError):
             reply = await call(pb2.ListGamesRequest(page_size=1), timeout=1.0)
-            return int(reply.waiting_tables)
-        return 0
+            return int(reply.waiting_tables), list(reply.pools)
+        return 0, []
 
     async def ListGames(
         self,
@@ -61,7 +63,7 @@ class Catalog(catalog_pb2_grpc.CatalogServiceServicer):
     ) -> catalog_pb2.ListGamesResponse:
         out = catalog_pb2.ListGamesResponse()
         waiting = await asyncio.gather(*(self._waiting(entry) for entry, _ in self.games))
-        for (entry, info), tables_waiting in zip(self.games, waiting, strict=True):
+        for (entry, info), (tables_waiting, pools) in zip(self.games, waiting, strict=True):
             backend = self.backends.get(entry.service_name)
             out.games.add(
                 name=entry.name,
@@ -72,5 +74,6 @@ class Catalog(catalog_pb2_grpc.CatalogServiceServicer):
                 up=bool(backend and backend.up),
                 backends=backend.addresses if backend and self.show_backends else (),
                 tables_waiting=tables_waiting,
+                pools=pools,
             )
         return out

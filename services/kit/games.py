@@ -63,6 +63,9 @@ from services.kit.outbox.tracker import PlayerEvents
 from services.kit.players import seats as holders
 from services.kit.players.seats import Caller, PlayerPolicy
 from services.kit.players.verifier import Player
+from services.kit.ratings import headers as rated_headers
+from services.kit.ratings import metrics as rated_metrics
+from services.kit.ratings import tables as rated_tables
 from services.kit.seats import Seats
 from services.kit.store import (
     CorruptRow,
@@ -104,6 +107,7 @@ class Snapshot:
     waiting: bool = False  # seats still open: not started
     seats: tuple[SeatInfo, ...] = ()
     clock: tables.Clock | None = None
+    rated_shape: str = ""  # a rated table's shape name (docs/ratings.md); "" for none
     rematch_offers: tuple[int, ...] = ()  # after the end: seats that offered a rematch
     rematch_game_id: str = ""  # once it started
     rematch_open: bool = False  # finished, and a rematch may still start
@@ -290,6 +294,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         owner_limit: int = 0,
         quota: str = "",
         plan: tables.Plan | None = None,
+        rated: bool = False,
         player: Player | None = None,
         several_seats: bool = False,
         game_id: str | None = None,
@@ -326,6 +331,8 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             seed = secrets.randbits(63)
         if plan is not None and len(plan.seats) != players:
             raise BadOptions(f"seats lists {len(plan.seats)} seats for {players} players")
+        if rated:  # a rated table's rules (docs/ratings.md)
+            rated_tables.check_rated(info, players, options, plan)
         state = self.engine.new_game(seed, players, options)
         reserved = (
             range(players) if plan is None else plan.returns_tokens
@@ -352,7 +359,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             created_at=now,
             updated_at=now,
             owner=owner,
-            table=None if plan is None else plan.to_dict(),
+            table=rated_tables.config(plan, rated),
             lobby=table.lobby(),
             waiting=table.waiting,
             due_at=table.due_at(now),
@@ -596,6 +603,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 for i, s in enumerate(table.seats)
             ),
             clock=table.plan.clock,
+            rated_shape=rated_headers.rated_shape(self.engine.GAME, game.record),
             rematch_offers=tuple(table.rematch_offers),
             rematch_game_id=table.rematch_game_id,
             rematch_open=finished and rematches.possible(table, outcome),
@@ -797,6 +805,9 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             outbox=self.player_events.made(
                 game, record.version, self.outcome(game) is not None, record.applied_at
             ),
+            rating=rated_tables.finishing_job(self.engine.GAME, game, self.outcome(game))
+            if finished
+            else None,
         )
         try:
             with tracing.span("store.append", game=self.game_type, version=record.version):
@@ -817,6 +828,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         if finished:
             self.in_progress = max(0, self.in_progress - 1)
             self.metrics.game_finished(self.game_type)
+            rated_metrics.finished(record.rating)
 
     @staticmethod
     def _lobby_changes(game: LiveGame, record: MoveRecord) -> bool:

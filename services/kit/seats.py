@@ -27,6 +27,7 @@ from services.kit.manager import Manager
 from services.kit.players import seats as holders
 from services.kit.players.seats import Caller
 from services.kit.players.verifier import Player
+from services.kit.ratings import tables as rated_tables
 from services.kit.store import GameRecord, MoveRecord, QuotaExceeded, StoreError
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ class Seats(Manager):
                 raise GameOver("the game is over")
             if player is not None:
                 holders.may_join(table, player)
+            rated_tables.check_join(game.record.table, player.id if player else None)
             if seat is None:
                 seat = table.first_open()
                 if seat is None:

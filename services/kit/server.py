@@ -27,6 +27,7 @@ from services.kit.errors import Unavailable
 from services.kit.games import GameManager
 from services.kit.interceptor import ObservingInterceptor
 from services.kit.limits import CLIENT_LIMITS, GRPC_METADATA_BYTES, ClientLimits, Limits
+from services.kit.matchmaking.settings import settings as matchmaking_settings
 from services.kit.metrics import (
     LIMITED,
     CountedStore,
@@ -135,6 +136,7 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "behind (the games this process holds ring at their deadlines themselves)"),
         *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
         *outbox_settings(),
+        *matchmaking_settings(),
     ]  # fmt: skip
 
 

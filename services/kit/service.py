@@ -18,15 +18,22 @@ from typing import Any
 
 import grpc
 import structlog
+from tabletop.common.v1 import matchmaking_pb2
 
 from client import render
 from services.kit import auth, limits, lobby, outbox, status, wire
 from services.kit import rematch as rematches
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
+from services.kit.matchmaking import rpc as match_rpc
+from services.kit.matchmaking.matcher import Matchmaker
+from services.kit.matchmaking.settings import MatchSettings
 from services.kit.metrics import GameMetrics
 from services.kit.players.seats import Caller, PlayerTokenRequired
 from services.kit.players.verifier import Player, looks_like_jwt
+from services.kit.ratings import headers as rated_headers
+from services.kit.ratings import metrics as rated_metrics
+from services.kit.ratings import rpcs as ratings_rpcs
 from services.registry import ServiceEntry
 
 _log = structlog.get_logger("service")
@@ -158,6 +165,15 @@ def _bind_seat(seat: int | None) -> None:
         structlog.contextvars.bind_contextvars(seat=seat)
 
 
+def _player_of(manager: GameManager) -> Callable[[Any], Awaitable[Player | None]]:
+    """The ratings' and matchmaking's caller: the player its verified JWT names, or None."""
+
+    async def of(context: grpc.aio.ServicerContext[Any, Any]) -> Player | None:
+        return await _player(context, manager)
+
+    return of
+
+
 def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     pb2, codec, engine = spec.pb2, spec.codec, spec.engine
     info = engine.GAME
@@ -165,6 +181,20 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         manager.metrics if isinstance(manager.metrics, GameMetrics) else GameMetrics(info.name)
     )
     guard = _refuse_with_status(metrics)
+    seat_ratings = rated_headers.SeatRatings(manager.store, info)
+    rated_metrics.start(info)
+    matchmaker = Matchmaker(manager, MatchSettings.from_environment())
+
+    async def spectator_header(game_id: str) -> Any:
+        snap, _ = await manager.read(game_id, None)
+        return await header(snap)
+
+    async def refuse(context: grpc.aio.ServicerContext[Any, Any], exc: BaseException) -> None:
+        await _abort(context, exc, metrics)
+
+    async def header(snap: Snapshot) -> Any:
+        """The header, with a rated table's seat ratings (docs/ratings.md)."""
+        return await seat_ratings.fill(wire.header(snap), snap.rated_shape)
 
     converted: dict[int, tuple[Any, Any]] = {}
 
@@ -205,6 +235,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             owner_limit=owner.limit if owner else 0,
             quota=owner.quota if owner else "",
             plan=plan,
+            rated=request.rated,
             player=player,
             several_seats=request.several_seats_per_player,
         )
@@ -212,7 +243,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         async with manager.locked(game.record.game_id) as live:
             snap = manager.snapshot(live, None)
         return pb2.CreateGameResponse(
-            game=wire.header(snap),
+            game=await header(snap),
             seat_tokens=wire.seat_tokens(snap.seat_names, tokens),
             view=view(snap),
         )
@@ -221,7 +252,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         game_id = _game_id(request)
         snap, seat = await manager.read(game_id, await _caller(context, manager))
         _bind_seat(seat)
-        response = pb2.GetGameResponse(game=wire.header(snap), view=view(snap))
+        response = pb2.GetGameResponse(game=await header(snap), view=view(snap))
         if request.board_text:
             # Drawn from the response's own view and header, so it shows what they show
             # and nothing more. A renderer fault is ours: it ends the call INTERNAL and
@@ -235,7 +266,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         snap, moves, seat = await manager.legal_moves(game_id, await _caller(context, manager))
         _bind_seat(seat)
         return pb2.ListMovesResponse(
-            game=wire.header(snap),
+            game=await header(snap),
             moves=[codec.move_to_proto(m) for m in moves],
             labels=[str(m) for m in moves],  # the text form the move log stores
         )
@@ -258,7 +289,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             with_view=not request.omit_view,
         )
         _bind_seat(snap.viewer)
-        response = pb2.SubmitMoveResponse(game=wire.header(snap), turn=wire.turn(turn))
+        response = pb2.SubmitMoveResponse(game=await header(snap), turn=wire.turn(turn))
         if snap.view is not None:
             response.view.CopyFrom(view(snap))
         return response
@@ -282,7 +313,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                     if item.turn is not None:
                         response.turn.CopyFrom(wire.turn(item.turn))
                     if item.snapshot is not None:
-                        response.game.CopyFrom(wire.header(item.snapshot))
+                        response.game.CopyFrom(await header(item.snapshot))
                         response.view.CopyFrom(view(item.snapshot))
                     elif item.turn is not None:
                         response.game.game_id = game_id
@@ -318,7 +349,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             raise BadRequest(f"page_size must be 1..{HISTORY_PAGE_MAX}")
         caller = await _caller(context, manager)
         snap, turns = await manager.history(game_id, caller, request.from_version, size)
-        return pb2.GetHistoryResponse(game=wire.header(snap), turns=[wire.turn(t) for t in turns])
+        return pb2.GetHistoryResponse(game=await header(snap), turns=[wire.turn(t) for t in turns])
 
     async def join_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         game_id = _game_id(request)
@@ -327,25 +358,25 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         snap, seat, token = await manager.join(game_id, seat, request.player_name, player)
         _bind_seat(seat)
         return pb2.JoinGameResponse(
-            game=wire.header(snap),
+            game=await header(snap),
             seat_token=wire.seat_tokens(snap.seat_names, {seat: token})[0],
             view=view(snap),
         )
 
     async def leave_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         snap = await manager.leave(_game_id(request), await _caller(context, manager))
-        return pb2.LeaveGameResponse(game=wire.header(snap))
+        return pb2.LeaveGameResponse(game=await header(snap))
 
     async def resign(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         snap, turn = await manager.resign(_game_id(request), await _caller(context, manager))
         _bind_seat(snap.viewer)
-        return pb2.ResignResponse(game=wire.header(snap), turn=wire.turn(turn))
+        return pb2.ResignResponse(game=await header(snap), turn=wire.turn(turn))
 
     async def offer_rematch(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         caller = await _caller(context, manager)
         snap = await rematches.offer(manager, _game_id(request), caller)
         _bind_seat(snap.viewer)
-        return pb2.OfferRematchResponse(game=wire.header(snap))
+        return pb2.OfferRematchResponse(game=await header(snap))
 
     seat_names = info.seat_names
 
@@ -366,12 +397,19 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             if player is not None:
                 # As the player's seat sees it, to_act and deadlines included.
                 snap, _ = await manager.read(record.game_id, player)
-                games.append(wire.header(snap))
+                games.append(await header(snap))
                 continue
             options = info.options_type.from_dict(record.options).to_dict()
-            games.append(wire.lobby_header(record, seat_names(record.players), options))
+            card = wire.lobby_header(record, seat_names(record.players), options)
+            games.append(await seat_ratings.fill(card, rated_headers.rated_shape(info, record)))
         token = lobby.page_token(query, page[-1]) if len(records) > query.size else ""
-        return pb2.ListGamesResponse(games=games, next_page_token=token, waiting_tables=waiting)
+        pools = [
+            matchmaking_pb2.PoolSize(shape=shape, rated=rated, players_waiting=n)
+            for (shape, rated), n in sorted(matchmaker.pool_sizes().items())
+        ]
+        return pb2.ListGamesResponse(
+            games=games, next_page_token=token, waiting_tables=waiting, pools=pools
+        )
 
     async def watch_player_events(data: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         try:  # services/kit/outbox/service.py
@@ -420,6 +458,17 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "WatchPlayerEvents": grpc.unary_stream_rpc_method_handler(
                 watch_player_events,
                 response_serializer=pb2.WatchPlayerEventsResponse.SerializeToString,
+            ),
+            **ratings_rpcs.handlers(info, pb2, manager.store, unary, _player_of(manager)),
+            "FindMatch": match_rpc.handler(
+                info,
+                pb2,
+                codec,
+                matchmaker,
+                _player_of(manager),
+                spectator_header,
+                refuse,
+                status.KNOWN,
             ),
         },
     )

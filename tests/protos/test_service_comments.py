@@ -13,7 +13,9 @@ from services import registry
 from tests.support import ROOT
 
 # Number words as a comment would spell a count of calls.
-WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+)
 NUMBERS = {word: n for n, word in enumerate(WORDS.split(" "))}
 COUNT = re.compile(r"\b(\d+|[a-z]+) calls\b", re.I)
 

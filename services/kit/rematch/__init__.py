@@ -34,6 +34,7 @@ from services.kit.engine import Outcome
 from services.kit.errors import NoRematch, StaleVersion
 from services.kit.players import seats as holders
 from services.kit.players.verifier import Player
+from services.kit.ratings import tables as rated_tables
 from services.kit.store import GameExists, MoveRecord
 
 if TYPE_CHECKING:
@@ -150,6 +151,7 @@ async def _start(manager: GameManager, game: LiveGame) -> str:
             plan=plan,
             game_id=found,
             token_hashes=hashes,
+            rated=rated_tables.is_rated(game.record.table),  # a rated table's rematch is rated
         )
     return found
 

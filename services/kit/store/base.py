@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from services.kit.ratings.job import RatingJob
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class MoveRecord:
     # Players' events this entry makes (services.kit.outbox): written to the outbox in the
     # same transaction as the move, never kept with it.
     outbox: tuple[OutboxEvent, ...] = ()
+    # A finishing entry of a rated table: rated in the same transaction (store/ratings.py).
+    rating: RatingJob | None = None
     # The player now holding ``seat`` (a join by a player), "" when it holds none any
     # more (a leave), None when the entry changes no seat's player: the players' index
     # takes it in the same transaction.

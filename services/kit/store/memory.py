@@ -27,6 +27,7 @@ from .base import (
     over_quota,
     players_of,
 )
+from .ratings import MemoryRatings
 
 
 def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -35,8 +36,9 @@ def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return None if value is None else json.loads(json.dumps(dict(value)))
 
 
-class MemoryStore:
+class MemoryStore(MemoryRatings):
     def __init__(self, url: str = "memory://") -> None:
+        super().__init__()
         self.url = url
         self._games: dict[str, GameRecord] = {}
         self._moves: dict[str, list[MoveRecord]] = {}
@@ -120,6 +122,8 @@ class MemoryStore:
         player, most = move.seat_player, move.player_games
         if player and most and len(self._held_by(player, game.game_type)) >= most:
             raise QuotaExceeded(player, most, "player_games")
+        if move.rating is not None:
+            self.rate_memory(move.rating, move.applied_at)
         if move.seat_player is not None:
             seats = self._players.setdefault(game_id, {})
             seats.pop(move.seat, None)
@@ -136,6 +140,7 @@ class MemoryStore:
                 human_at=None,
                 seat_player=None,
                 player_games=0,
+                rating=None,
             )
         )
         self._outbox.write(game.game_type, move.outbox)

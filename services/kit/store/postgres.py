@@ -55,6 +55,8 @@ from .base import (
     over_quota,
     players_of,
 )
+from .ratings import POSTGRES_SCHEMA as RATINGS_SCHEMA
+from .ratings import PostgresRatings, rate_postgres
 
 CHANNEL = "tabletop_moves"
 _SCHEMA_LOCK = 0x7AB1E70B  # pg_advisory_xact_lock key: one replica creates the schema
@@ -161,6 +163,9 @@ CREATE INDEX IF NOT EXISTS tabletop_player_events_webhook
     ON tabletop_player_events (game_type, retry_at, sequence)
     WHERE webhook AND delivered_at IS NULL;
 """
+SCHEMA += RATINGS_SCHEMA  # issue 28: tables of their own (store/ratings.py)
+
+
 # Outbox rows of a game type commit in their sequence's order: every write of events
 # takes its type's lock (until its commit) before its rows draw their sequences, so a
 # reader that has seen sequence n never later finds a smaller one committed (it would
@@ -299,7 +304,7 @@ def split_url(url: str) -> tuple[str, int, int]:
     return urlunsplit(parts._replace(query=urlencode(rest))), pool_min, pool_max
 
 
-class PostgresStore:
+class PostgresStore(PostgresRatings):
     def __init__(self, url: str) -> None:
         self.url = url
         self._conninfo, pool_min, pool_max = split_url(url)
@@ -514,6 +519,8 @@ class PostgresStore:
             )
             row = await cur.fetchone()
             await _write_outbox(conn, row[0] if row else "", move.outbox)
+        if move.rating is not None:  # after the game row's lock and checks: rated once
+            await rate_postgres(conn, move.rating, move.applied_at)
         if move.seat_player is not None:
             await self._seat_player(conn, game_id, move)
         await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{move.version} {game_id}"))

@@ -52,6 +52,8 @@ from .base import (
     over_quota,
     players_of,
 )
+from .ratings import SQLITE_SCHEMA as RATINGS_SCHEMA
+from .ratings import SqliteRatings, rate_sqlite
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -311,7 +313,7 @@ def check(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
-class SqliteStore:
+class SqliteStore(SqliteRatings):
     def __init__(self, url: str) -> None:
         self.url = url
         parts = urlsplit(url)
@@ -356,6 +358,7 @@ class SqliteStore:
             for statement in INDEXES:
                 setup.execute(statement)
             setup.executescript(OUTBOX_SCHEMA)
+            setup.executescript(RATINGS_SCHEMA)  # issue 28: tables of their own
             setup.executescript(PLAYERS_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupt(
@@ -595,6 +598,8 @@ class SqliteStore:
                     "SELECT game_type FROM games WHERE game_id = ?", (game_id,)
                 ).fetchone()[0]
                 _write_outbox(conn, game_type, move.outbox)
+            if move.rating is not None:  # after the checks: rated once, with the finish
+                rate_sqlite(conn, move.rating, move.applied_at)
             if move.seat_player is not None:
                 players(conn)
 
