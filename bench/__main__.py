@@ -10,6 +10,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --only bots --bot-games 40 --bot-ms 100  # the bots (200 x 500 ms: hours)
     python -m bench --only peer            # beside boardgame.io (Node), 1 and 32 games
     python -m bench --only botfair         # a person's hard bot under a flood of bot tables
+    python -m bench --only idle            # each process at rest (--idle-root to compare)
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench import botfair, bots, envoyproxy, peer, plots, processes, report
+from bench import botfair, bots, envoyproxy, idle, peer, plots, processes, report
 from bench import engine as engine_bench
 from bench.load import LoadFigures
 from bench.memory import heap_share, service_rss, watcher_cost
@@ -46,8 +47,9 @@ RESULTS = ROOT / "bench" / "results"
 SECTIONS = ("engine", "rpc", "stores", "memory")
 # Run only when named in --only: the bots take hours at full size (bench/bots.py); the peer
 # comparison needs Node and npm and about ten minutes (bench/peer); a person's bot under a
-# flood of bot tables takes minutes (bench/botfair.py).
-OPT_IN = ("bots", "peer", "botfair")
+# flood of bot tables takes minutes (bench/botfair.py); each process at rest, a minute or
+# two (bench/idle.py).
+OPT_IN = ("bots", "peer", "botfair", "idle")
 
 
 def _without_password(url: str) -> str:
@@ -302,6 +304,7 @@ def run_parser() -> argparse.ArgumentParser:
     bots.add_arguments(p)
     peer.add_arguments(p)
     botfair.add_arguments(p)
+    idle.add_arguments(p)
     return p
 
 
@@ -388,6 +391,10 @@ def run(argv: list[str]) -> dict[str, Any]:
             print(peer.markdown(results["peer"]), flush=True)
         if "botfair" in sections:
             results["botfair"] = botfair.section(**botfair.settings(args, quick))
+        if "idle" in sections:
+            print("idle (each process at rest, no client)", flush=True)
+            results["idle"] = idle.section(**idle.settings(args, quick))
+            print("\n".join(idle.markdown(results["idle"])), flush=True)
     results["targets"] = report.targets(results)
     results["duration_seconds"] = round(time.time() - started, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -199,11 +199,18 @@ class ClientProcess:
 
 
 def client_argv(
-    side: Side, node: str | None, tables: int, per_table: int, seed: int, omit_view: bool
+    side: Side,
+    node: str | None,
+    tables: int,
+    per_table: int,
+    seed: int,
+    omit_view: bool,
+    list_moves: bool = False,
 ) -> tuple[list[str], Path, dict[str, str]]:
     if side.target == OURS:
         argv = [sys.executable, "-m", "bench.peer.ours", side.address, str(tables)]
         argv += [str(per_table), str(seed)] + (["--omit-view"] if omit_view else [])
+        argv += ["--list-moves"] if list_moves else []
         return argv, ROOT, {}
     assert node is not None
     argv = [node, str(HERE / "client.js"), side.address, str(tables), str(per_table), str(seed)]
@@ -235,12 +242,13 @@ def play_round(
     omit_view: bool = False,
     during: Callable[[], Any] | None = None,
     min_moves: int = 0,
+    list_moves: bool = False,
 ) -> Window:
     """One round against ``side``: set up, play ``warmup`` then ``window`` seconds, and
     on (up to 5 windows) until the window holds ``min_moves`` moves: a side that is slow
     to move is not judged on a handful. ``during`` is called as the window opens (to
     start a profiler)."""
-    argv, cwd, env = client_argv(side, node, tables, per_table, seed, omit_view)
+    argv, cwd, env = client_argv(side, node, tables, per_table, seed, omit_view, list_moves)
     log = workdir / f"client-{side.target}-{time.time_ns()}.log"
     client = ClientProcess(argv, cwd, env, log)
     try:
