@@ -11,6 +11,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --only peer            # beside boardgame.io (Node), 1 and 32 games
     python -m bench --only botfair         # a person's hard bot under a flood of bot tables
     python -m bench --only idle            # each process at rest (--idle-root to compare)
+    python -m bench --only scale           # a move's cost by live games and watchers per game
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench import botfair, bots, envoyproxy, idle, peer, plots, processes, report
+from bench import botfair, bots, envoyproxy, idle, peer, plots, processes, report, scale
 from bench import engine as engine_bench
 from bench.load import LoadFigures
 from bench.memory import heap_share, service_rss, watcher_cost
@@ -48,8 +49,9 @@ SECTIONS = ("engine", "rpc", "stores", "memory")
 # Run only when named in --only: the bots take hours at full size (bench/bots.py); the peer
 # comparison needs Node and npm and about ten minutes (bench/peer); a person's bot under a
 # flood of bot tables takes minutes (bench/botfair.py); each process at rest, a minute or
-# two (bench/idle.py).
-OPT_IN = ("bots", "peer", "botfair", "idle")
+# two (bench/idle.py); a move's cost up to 2,048 games and 64 watchers each, minutes
+# (bench/scale.py).
+OPT_IN = ("bots", "peer", "botfair", "idle", "scale")
 
 
 def _without_password(url: str) -> str:
@@ -305,6 +307,7 @@ def run_parser() -> argparse.ArgumentParser:
     peer.add_arguments(p)
     botfair.add_arguments(p)
     idle.add_arguments(p)
+    scale.add_arguments(p)
     return p
 
 
@@ -395,6 +398,10 @@ def run(argv: list[str]) -> dict[str, Any]:
             print("idle (each process at rest, no client)", flush=True)
             results["idle"] = idle.section(**idle.settings(args, quick))
             print("\n".join(idle.markdown(results["idle"])), flush=True)
+        if "scale" in sections:
+            print("scale (channeling through the gateway, this process plays)", flush=True)
+            results["scale"] = scale.section(**scale.settings(args, quick))
+            print("\n".join(scale.markdown(results["scale"])), flush=True)
     results["targets"] = report.targets(results)
     results["duration_seconds"] = round(time.time() - started, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

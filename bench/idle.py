@@ -58,17 +58,19 @@ def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def stack(root: Path, workdir: Path) -> Iterator[dict[str, Any]]:
-    """The service behind the gateway, from ``root``; yields each part's CPU reader."""
+def stack(root: Path, workdir: Path) -> Iterator[tuple[dict[str, Any], str]]:
+    """The service behind the gateway, from ``root``; yields each part's CPU reader and
+    the gateway's address."""
     with (
         processes.game_service("channeling", workdir, root=root) as service,
         processes.gateway({"channeling": service.address}, workdir, root=root) as gateway,
     ):
-        yield {
+        parts = {
             "service": service.cpu_seconds,
             "gateway": lambda: processes.cpu_seconds(gateway.pid),
             "envoy": lambda: gateway.cpu_seconds() - processes.cpu_seconds(gateway.pid),
         }
+        yield parts, gateway.address
 
 
 def window(parts: dict[str, Any], seconds: float) -> dict[str, float]:
@@ -92,7 +94,7 @@ def section(roots: dict[str, Path], seconds: float, rounds: int) -> dict[str, An
         for label, root in roots.items():
             work = Path(tmp) / label.replace(" ", "-")
             work.mkdir()
-            stacks[label] = es.enter_context(stack(root, work))
+            stacks[label] = es.enter_context(stack(root, work))[0]
         time.sleep(3.0)  # start-up work (the first sweep, imports on first call) settles
         runs: dict[str, list[dict[str, float]]] = {label: [] for label in roots}
         for number in range(1, rounds + 1):
