@@ -12,6 +12,7 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --only botfair         # a person's hard bot under a flood of bot tables
     python -m bench --only idle            # each process at rest (--idle-root to compare)
     python -m bench --only scale           # a move's cost by live games and watchers per game
+    python -m bench --only peer-ab --peer-ab-root before=/tmp/tree  # our peer side, 2 trees
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -39,6 +40,7 @@ from bench import botfair, bots, envoyproxy, idle, peer, plots, processes, repor
 from bench import engine as engine_bench
 from bench.load import LoadFigures
 from bench.memory import heap_share, service_rss, watcher_cost
+from bench.peer import ab as peer_ab
 from bench.rpc import MoveScripts, echo_load, submit_move_load
 from bench.stores import EngineScripts, backends, moves_per_second, postgres_schema
 from services import registry
@@ -50,8 +52,9 @@ SECTIONS = ("engine", "rpc", "stores", "memory")
 # comparison needs Node and npm and about ten minutes (bench/peer); a person's bot under a
 # flood of bot tables takes minutes (bench/botfair.py); each process at rest, a minute or
 # two (bench/idle.py); a move's cost up to 2,048 games and 64 watchers each, minutes
-# (bench/scale.py).
-OPT_IN = ("bots", "peer", "botfair", "idle", "scale")
+# (bench/scale.py); our side of the peer bench against another tree, minutes
+# (bench/peer/ab.py).
+OPT_IN = ("bots", "peer", "botfair", "idle", "scale", "peer-ab")
 
 
 def _without_password(url: str) -> str:
@@ -308,6 +311,7 @@ def run_parser() -> argparse.ArgumentParser:
     botfair.add_arguments(p)
     idle.add_arguments(p)
     scale.add_arguments(p)
+    peer_ab.add_arguments(p)
     return p
 
 
@@ -398,6 +402,10 @@ def run(argv: list[str]) -> dict[str, Any]:
             print("idle (each process at rest, no client)", flush=True)
             results["idle"] = idle.section(**idle.settings(args, quick))
             print("\n".join(idle.markdown(results["idle"])), flush=True)
+        if "peer-ab" in sections:
+            print("peer-ab (our side of the peer bench, trees in turns)", flush=True)
+            results["peer_ab"] = peer_ab.section(**peer_ab.settings(args, quick))
+            print("\n".join(peer_ab.markdown(results["peer_ab"])), flush=True)
         if "scale" in sections:
             print("scale (channeling through the gateway, this process plays)", flush=True)
             results["scale"] = scale.section(**scale.settings(args, quick))

@@ -7,10 +7,12 @@ polling) is paid by every replica all day. The section starts the Channeling ser
 reads each process's CPU time (user + system, from /proc) over the window: the service,
 the gateway's Python process and Envoy (its child). Figures in ms of CPU a second.
 
-``--idle-root LABEL=PATH`` measures another copy of the tree the same way, in turns with
-this one (A, B, A, B...), so a before/after is one run on one machine:
+``--idle-root LABEL=PATH[:NAME=VALUE...]`` measures another copy of the tree (or this one
+with other settings, given to both processes) the same way, in turns with this one (A, B,
+A, B...), so a before/after is one run on one machine:
 
     python -m bench --only idle --idle-seconds 30 --idle-root before=/tmp/tree-before
+    python -m bench --only idle --idle-root slow=.:TABLETOP_HEALTH_INTERVAL_SECONDS=10
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
-    roots = {"this tree": ROOT}
+    roots: dict[str, tuple[Path, dict[str, str]]] = {"this tree": (ROOT, {})}
     for item in args.idle_root:
-        label, sep, path = item.partition("=")
+        label, sep, rest = item.partition("=")
         if not sep:
-            raise SystemExit(f"--idle-root {item!r}: LABEL=PATH")
-        roots[label] = Path(path).resolve()
+            raise SystemExit(f"--idle-root {item!r}: LABEL=PATH[:NAME=VALUE...]")
+        path, *pairs = rest.split(":")
+        env = dict(pair.split("=", 1) for pair in pairs)
+        roots[label] = (Path(path or ".").resolve(), env)
     return {
         "roots": roots,
         "seconds": args.idle_seconds or (10.0 if quick else 30.0),
@@ -58,12 +62,15 @@ def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def stack(root: Path, workdir: Path) -> Iterator[tuple[dict[str, Any], str]]:
-    """The service behind the gateway, from ``root``; yields each part's CPU reader and
-    the gateway's address."""
+def stack(
+    root: Path, workdir: Path, env: dict[str, str] | None = None
+) -> Iterator[tuple[dict[str, Any], str]]:
+    """The service behind the gateway, from ``root`` with ``env``; yields each part's CPU
+    reader and the gateway's address."""
+    env = env or {}
     with (
-        processes.game_service("channeling", workdir, root=root) as service,
-        processes.gateway({"channeling": service.address}, workdir, root=root) as gateway,
+        processes.game_service("channeling", workdir, root=root, **env) as service,
+        processes.gateway({"channeling": service.address}, workdir, root=root, **env) as gateway,
     ):
         parts = {
             "service": service.cpu_seconds,
@@ -82,19 +89,22 @@ def window(parts: dict[str, Any], seconds: float) -> dict[str, float]:
     return {p: round((read() - before[p]) / elapsed * 1000, 2) for p, read in parts.items()}
 
 
-def section(roots: dict[str, Path], seconds: float, rounds: int) -> dict[str, Any]:
+def section(
+    roots: dict[str, tuple[Path, dict[str, str]]], seconds: float, rounds: int
+) -> dict[str, Any]:
     out: dict[str, Any] = {
         "seconds": seconds,
         "rounds": rounds,
         "load_average": {"start": [round(x, 2) for x in os.getloadavg()]},
         "trees": {},
+        "settings": {label: env for label, (_, env) in roots.items() if env},
     }
     with tempfile.TemporaryDirectory(prefix="bench-idle-") as tmp, contextlib.ExitStack() as es:
         stacks = {}
-        for label, root in roots.items():
+        for label, (root, env) in roots.items():
             work = Path(tmp) / label.replace(" ", "-")
             work.mkdir()
-            stacks[label] = es.enter_context(stack(root, work))[0]
+            stacks[label] = es.enter_context(stack(root, work, env))[0]
         time.sleep(3.0)  # start-up work (the first sweep, imports on first call) settles
         runs: dict[str, list[dict[str, float]]] = {label: [] for label in roots}
         for number in range(1, rounds + 1):
