@@ -37,6 +37,7 @@ from client.api import FINISHED, IN_PROGRESS, GameClient, bearer
 GAME = "channeling"
 DEFAULT_POINTS = "1x2,32x2,256x2,2048x2,32x8,32x64"
 CHANNELS = 8  # the players' connections, shared by every game (each stream is its own call)
+SETUP_AT_ONCE = 16
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,7 +67,8 @@ class Players:
 
     def __init__(self, address: str, watchers: int) -> None:
         self.channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS)]
-        self.clients = [GameClient(GAME, c) for c in self.channels]
+        # Generous: setting up thousands of games and streams at once queues calls.
+        self.clients = [GameClient(GAME, c, timeout=300.0) for c in self.channels]
         self.watchers = watchers
         self.moves = 0
         self.errors: dict[str, int] = {}
@@ -172,12 +174,14 @@ async def point(
 ) -> dict[str, Any]:
     players = Players(address, watchers)
     started = time.monotonic()
-    firsts = []
-    for i in range(0, games, 32):
-        firsts += await asyncio.gather(*(players.game() for _ in range(min(32, games - i))))
-    setup = time.monotonic() - started
-    tables = [asyncio.ensure_future(table(players, f)) for f in firsts]
+    firsts: list[list[Any]] = []
+    tables: list[asyncio.Future[None]] = []
     try:
+        for i in range(0, games, SETUP_AT_ONCE):
+            batch = min(SETUP_AT_ONCE, games - i)
+            firsts += await asyncio.gather(*(players.game() for _ in range(batch)))
+        setup = time.monotonic() - started
+        tables = [asyncio.ensure_future(table(players, f)) for f in firsts]
         await asyncio.sleep(warmup)
         before = {p: read() for p, read in parts.items()}
         moves0, looked0, t0 = players.moves, players.spectated, time.monotonic()
@@ -189,7 +193,7 @@ async def point(
             time.monotonic() - t0,
         )
     finally:
-        for t in tables:
+        for t in [*tables, *(task for first in firsts for task in first)]:
             t.cancel()
         await asyncio.gather(*tables, return_exceptions=True)
         await players.close()
@@ -220,9 +224,23 @@ def section(points: list[tuple[int, int]], seconds: float, rounds: int) -> dict[
             for games, watchers in points:
                 runs = []
                 for number in range(1, rounds + 1):
-                    row = asyncio.run(point(gateway_address, parts, games, watchers, 2.0, seconds))
+                    try:
+                        row = asyncio.run(
+                            point(gateway_address, parts, games, watchers, 2.0, seconds)
+                        )
+                    except Exception as exc:  # a point that cannot be set up: said, not hidden
+                        error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+                        if isinstance(exc, grpc.aio.AioRpcError):
+                            error = f"{exc.code().name}: {exc.details()}"
+                        print(f"  scale {games} games x {watchers} watchers: {error}", flush=True)
+                        out.setdefault("errors", []).append(
+                            {"games": games, "watchers": watchers, "error": error}
+                        )
+                        continue
                     runs.append(row)
                     print(line(row, f"r{number}"), flush=True)
+                if not runs:
+                    continue
                 best = sorted(runs, key=lambda r: r["server_us_per_move"])[len(runs) // 2]
                 out["points"].append({**best, "rounds": [r["server_us_per_move"] for r in runs]})
     out["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]
@@ -256,6 +274,10 @@ def markdown(scale: dict[str, Any]) -> list[str]:
             f"| {r['games']:,} | {r['watchers']} | {r['moves_per_second']:,} |"
             f" {r['server_us_per_move']:,} | {us['service']:,} | {us['gateway']:,} |"
             f" {us['envoy']:,} | {' / '.join(f'{x:,}' for x in r['rounds'])} |"
+        )
+    for e in scale.get("errors", []):
+        out.append(
+            f"\n{e['games']:,} games x {e['watchers']} watchers: not measured ({e['error']})."
         )
     return out
 
