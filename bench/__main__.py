@@ -12,6 +12,9 @@ reported beside what was measured. Every game in services/registry.py is measure
     python -m bench --only botfair         # a person's hard bot under a flood of bot tables
     python -m bench --only web             # the web app: its bytes, a move to the other page
     python -m bench --only matchmaking     # FindMatch through a service, 1,000 players
+    python -m bench --only idle            # each process at rest (--idle-root to compare)
+    python -m bench --only scale           # a move's cost by live games and watchers per game
+    python -m bench --only peer-ab --peer-ab-root before=/tmp/tree  # our peer side, 2 trees
     python -m bench --games channeling --concurrency 1,32 --rounds 1
     python -m bench report                 # rewrite BENCHMARKS.md's figures from latest.json
     python -m bench profile --game glow    # py-spy a service under load (--via gateway)
@@ -35,11 +38,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench import botfair, bots, envoyproxy, matchmaking, peer, plots, processes, report
+from bench import (
+    botfair,
+    bots,
+    envoyproxy,
+    idle,
+    matchmaking,
+    peer,
+    plots,
+    processes,
+    report,
+    scale,
+)
 from bench import engine as engine_bench
 from bench import web as web_bench
 from bench.load import LoadFigures
 from bench.memory import heap_share, service_rss, watcher_cost
+from bench.peer import ab as peer_ab
 from bench.rpc import MoveScripts, echo_load, submit_move_load
 from bench.stores import EngineScripts, backends, moves_per_second, postgres_schema
 from services import registry
@@ -51,8 +66,10 @@ SECTIONS = ("engine", "rpc", "stores", "memory")
 # comparison needs Node and npm and about ten minutes (bench/peer); a person's bot under a
 # flood of bot tables takes minutes (bench/botfair.py); the web app needs Chromium and
 # the built app (bench/web.py); matchmaking through a service, a minute of arrivals
-# (bench/matchmaking.py).
-OPT_IN = ("bots", "peer", "botfair", "web", "matchmaking")
+# (bench/matchmaking.py); each process at rest, a minute or two (bench/idle.py); a
+# move's cost up to 2,048 games and 64 watchers each, minutes (bench/scale.py); our
+# side of the peer bench against another tree, minutes (bench/peer/ab.py).
+OPT_IN = ("bots", "peer", "botfair", "web", "matchmaking", "idle", "scale", "peer-ab")
 
 
 def _without_password(url: str) -> str:
@@ -308,6 +325,9 @@ def run_parser() -> argparse.ArgumentParser:
     peer.add_arguments(p)
     botfair.add_arguments(p)
     web_bench.add_arguments(p)
+    idle.add_arguments(p)
+    scale.add_arguments(p)
+    peer_ab.add_arguments(p)
     return p
 
 
@@ -400,6 +420,18 @@ def run(argv: list[str]) -> dict[str, Any]:
             print("\n".join(web_bench.lines(results["web"])), flush=True)
         if "matchmaking" in sections:
             results["matchmaking"] = matchmaking.section(quick)
+        if "idle" in sections:
+            print("idle (each process at rest, no client)", flush=True)
+            results["idle"] = idle.section(**idle.settings(args, quick))
+            print("\n".join(idle.markdown(results["idle"])), flush=True)
+        if "peer-ab" in sections:
+            print("peer-ab (our side of the peer bench, trees in turns)", flush=True)
+            results["peer_ab"] = peer_ab.section(**peer_ab.settings(args, quick))
+            print("\n".join(peer_ab.markdown(results["peer_ab"])), flush=True)
+        if "scale" in sections:
+            print("scale (channeling through the gateway, this process plays)", flush=True)
+            results["scale"] = scale.section(**scale.settings(args, quick))
+            print("\n".join(scale.markdown(results["scale"])), flush=True)
     results["targets"] = report.targets(results)
     results["duration_seconds"] = round(time.time() - started, 1)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

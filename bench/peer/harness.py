@@ -75,6 +75,7 @@ class Side:
     address: str
     parts: dict[str, Callable[[], float]]  # part -> CPU seconds so far
     pids: dict[str, int]  # the processes a profile may sample
+    root: Path = ROOT  # the tree its processes (and our client) run from
 
 
 @contextlib.contextmanager
@@ -99,12 +100,15 @@ def bgio_server(node: str, storage: str, workdir: Path) -> Iterator[Side]:
 
 
 @contextlib.contextmanager
-def our_stack(workdir: Path, store_url: str | None = None) -> Iterator[Side]:
+def our_stack(
+    workdir: Path, store_url: str | None = None, root: Path = ROOT, target: str = OURS
+) -> Iterator[Side]:
     """The Channeling service (SQLite with synced commits unless ``store_url``) behind
-    the gateway (Envoy and its Python side), both as deployed (bench/processes.py)."""
+    the gateway (Envoy and its Python side), both as deployed (bench/processes.py), run
+    from ``root`` (another copy of the tree, for a before/after)."""
     with (
-        processes.game_service("channeling", workdir, store_url) as service,
-        processes.gateway({"channeling": service.address}, workdir) as gateway,
+        processes.game_service("channeling", workdir, store_url, root=root) as service,
+        processes.gateway({"channeling": service.address}, workdir, root=root) as gateway,
     ):
 
         def gateway_python() -> float:
@@ -114,10 +118,11 @@ def our_stack(workdir: Path, store_url: str | None = None) -> Iterator[Side]:
             return gateway.cpu_seconds() - processes.cpu_seconds(gateway.pid)
 
         yield Side(
-            OURS,
+            target,
             gateway.address,
             {"service": service.cpu_seconds, "gateway": gateway_python, "envoy": envoy},
             {"service": service.pid, "gateway": gateway.pid},
+            root,
         )
 
 
@@ -199,12 +204,19 @@ class ClientProcess:
 
 
 def client_argv(
-    side: Side, node: str | None, tables: int, per_table: int, seed: int, omit_view: bool
+    side: Side,
+    node: str | None,
+    tables: int,
+    per_table: int,
+    seed: int,
+    omit_view: bool,
+    list_moves: bool = False,
 ) -> tuple[list[str], Path, dict[str, str]]:
-    if side.target == OURS:
+    if side.target.startswith(OURS):
         argv = [sys.executable, "-m", "bench.peer.ours", side.address, str(tables)]
         argv += [str(per_table), str(seed)] + (["--omit-view"] if omit_view else [])
-        return argv, ROOT, {}
+        argv += ["--list-moves"] if list_moves else []
+        return argv, side.root, {}
     assert node is not None
     argv = [node, str(HERE / "client.js"), side.address, str(tables), str(per_table), str(seed)]
     return argv, HERE, {"NODE_ENV": "production"}
@@ -235,12 +247,13 @@ def play_round(
     omit_view: bool = False,
     during: Callable[[], Any] | None = None,
     min_moves: int = 0,
+    list_moves: bool = False,
 ) -> Window:
     """One round against ``side``: set up, play ``warmup`` then ``window`` seconds, and
     on (up to 5 windows) until the window holds ``min_moves`` moves: a side that is slow
     to move is not judged on a handful. ``during`` is called as the window opens (to
     start a profiler)."""
-    argv, cwd, env = client_argv(side, node, tables, per_table, seed, omit_view)
+    argv, cwd, env = client_argv(side, node, tables, per_table, seed, omit_view, list_moves)
     log = workdir / f"client-{side.target}-{time.time_ns()}.log"
     client = ClientProcess(argv, cwd, env, log)
     try:

@@ -2,15 +2,17 @@
 CPU is never counted as the server's): TABLES Channeling games at once through one
 address (the gateway), closed loop, as a player plays today.
 
-    python -m bench.peer.ours ADDRESS TABLES GAMES_PER_TABLE SEED [--omit-view]
+    python -m bench.peer.ours ADDRESS TABLES GAMES_PER_TABLE SEED [--omit-view] [--list-moves]
 
 Each seat of a table has its own channel (its own connection, as each player would) and
-follows its game with WatchGame. On a message that carries the view, says the game is in
-progress and puts this seat to act, the seat asks ListMoves, picks one of them at random
-and sends SubmitMove with the version it saw as ``expected_version`` and a request id;
-then it reads its stream again (the mover learns of the new state from its stream, as the
-other seat does, not from the answer). With ``--omit-view`` it asks for answers without
-the view, which its stream carries anyway.
+follows its game with WatchGame, asking for its legal moves with each update
+(``with_moves``). On a message that carries the view, says the game is in progress and
+puts this seat to act, the seat picks one of the moves the message carries at random
+(with ``--list-moves``, as a client did before streams carried them: of those a
+ListMoves call answers) and sends SubmitMove with the version it saw as
+``expected_version`` and a request id; then it reads its stream again (the mover learns
+of the new state from its stream, as the other seat does, not from the answer). With
+``--omit-view`` it asks for answers without the view, which its stream carries anyway.
 
 Before the clock: GAMES_PER_TABLE games per table are created (seeds from SEED) and both
 seats' streams opened, each with its first view read. A table plays its games one after
@@ -34,7 +36,7 @@ from typing import Any
 
 import grpc
 
-from client.api import FINISHED, IN_PROGRESS, GameClient
+from client.api import FINISHED, IN_PROGRESS, GameClient, bearer
 from services.kit.server import loop_factory
 
 GAME = "channeling"
@@ -45,7 +47,7 @@ SETUP_AT_ONCE = 16
 class Counts:
     moves: int = 0  # SubmitMove answered OK
     updates: int = 0  # stream messages after the first, both seats
-    listed: int = 0  # ListMoves calls
+    listed: int = 0  # ListMoves calls (--list-moves)
     finished: int = 0
     decisions: int = 0  # versions of the finished games
     late: int = 0
@@ -67,23 +69,31 @@ class Game:
 class Player:
     """One table: two seats, each with its own channel, playing their queue of games."""
 
-    def __init__(self, address: str, omit_view: bool, counts: Counts) -> None:
+    def __init__(self, address: str, omit_view: bool, counts: Counts, list_moves: bool) -> None:
         self.channels = [grpc.aio.insecure_channel(address) for _ in range(2)]
         self.clients = [GameClient(GAME, c) for c in self.channels]
         self.omit_view = omit_view
+        self.list_moves = list_moves
         self.counts = counts
         self.games: list[Game] = []
 
     async def setup(self, seed: int) -> Game:
         created = await self.clients[0].create(2, seed=seed)
         # grpc.aio's stream call (read, cancel), which GameClient.watch types as an iterator.
-        streams: list[Any] = [
-            self.clients[seat].watch(created.game_id, created.tokens[seat]) for seat in (0, 1)
-        ]
+        streams: list[Any] = [self._watch(created, seat) for seat in (0, 1)]
         first = [await s.read() for s in streams]
         game = Game(created.game_id, created.tokens, streams, first, random.Random(seed))
         self.games.append(game)
         return game
+
+    def _watch(self, created: Any, seat: int) -> Any:
+        client = self.clients[seat]
+        request = client.pb2.WatchGameRequest(
+            game_id=created.game_id, with_moves=not self.list_moves
+        )
+        return client._method("WatchGame", streaming=True)(
+            request, metadata=bearer(created.tokens[seat])
+        )
 
     async def play(self, game: Game) -> None:
         await asyncio.gather(self._seat(game, 0), self._seat(game, 1))
@@ -106,24 +116,28 @@ class Player:
                 and header.version > acted
             ):
                 acted = header.version
-                await self._move(client, token, game, seat, header.version)
+                await self._move(client, token, game, seat, header.version, list(message.moves))
             message = await stream.read()
             if message is grpc.aio.EOF:
                 raise RuntimeError(f"the stream of {game.game_id} seat {seat} ended")
             self.counts.updates += 1
 
     async def _move(
-        self, client: GameClient, token: str, game: Game, seat: int, version: int
+        self, client: GameClient, token: str, game: Game, seat: int, version: int, moves: list[Any]
     ) -> None:
         try:
-            listed = await client.moves(game.game_id, token)
-            self.counts.listed += 1
-            if listed.game.version != version or not listed.moves:
-                return  # moved on meanwhile: the stream brings what happened
+            if self.list_moves:
+                listed = await client.moves(game.game_id, token)
+                self.counts.listed += 1
+                if listed.game.version != version:
+                    return  # moved on meanwhile: the stream brings what happened
+                moves = list(listed.moves)
+            if not moves:
+                return
             await client.submit(
                 game.game_id,
                 token,
-                game.random.choice(list(listed.moves)),
+                game.random.choice(moves),
                 expected_version=version,
                 request_id=f"{game.game_id}-{seat}-{version}",
                 omit_view=self.omit_view,
@@ -169,6 +183,7 @@ async def main(argv: list[str]) -> None:
     p.add_argument("games_per_table", type=int)
     p.add_argument("seed", type=int)
     p.add_argument("--omit-view", action="store_true")
+    p.add_argument("--list-moves", action="store_true")
     args = p.parse_args(argv)
     counts = Counts()
     seeds = iter(range(args.seed * 1_000_003, args.seed * 1_000_003 + 10_000_000))
@@ -177,7 +192,9 @@ async def main(argv: list[str]) -> None:
         return await player.setup(next(seeds))
 
     started = time.monotonic()
-    players = [Player(args.address, args.omit_view, counts) for _ in range(args.tables)]
+    players = [
+        Player(args.address, args.omit_view, counts, args.list_moves) for _ in range(args.tables)
+    ]
     queues: list[list[Game]] = [[] for _ in players]
     jobs = [t for _ in range(args.games_per_table) for t in range(args.tables)]
     for i in range(0, len(jobs), SETUP_AT_ONCE):

@@ -40,6 +40,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--peer-omit-view", action="store_true", help="our players send SubmitMove with omit_view"
     )
     p.add_argument(
+        "--peer-list-moves",
+        action="store_true",
+        help="our players ask ListMoves before each move (else their stream carries the moves)",
+    )
+    p.add_argument(
         "--peer-profile",
         action="store_true",
         help="py-spy our service and gateway in one more round",
@@ -55,6 +60,7 @@ def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
         "min_moves": 40 if quick else 200,
         "idle": 2.0 if quick else 5.0,
         "omit_view": args.peer_omit_view,
+        "list_moves": args.peer_list_moves,
         "profile": args.peer_profile,
         "store_url": args.store_url,
     }
@@ -220,6 +226,7 @@ def _profile_round(
     warmup: float,
     window: float,
     omit_view: bool,
+    list_moves: bool = False,
 ) -> dict[str, Any]:
     """One more round of ours, not counted, with py-spy sampling the service and the
     gateway's Python process through the window (the same sampling as bench profile)."""
@@ -252,6 +259,7 @@ def _profile_round(
         window=seconds + 1.0,
         omit_view=omit_view,
         during=start,
+        list_moves=list_moves,
     )
     out: dict[str, Any] = {
         "games": level,
@@ -283,6 +291,7 @@ def section(
     warmup: float,
     min_moves: int = 200,
     omit_view: bool = False,
+    list_moves: bool = False,
     profile: bool = False,
     store_url: str | None = None,
     calibrate: float | None = None,
@@ -302,6 +311,7 @@ def section(
             "warmup_seconds": warmup,
             "min_moves": min_moves,
             "omit_view": omit_view,
+            "list_moves": list_moves,
             "store": store_url or "SQLite, synchronous=full (the default)",
         },
         "versions": harness.versions(node),
@@ -351,6 +361,7 @@ def section(
                 seconds,
                 omit_view,
                 min_moves=min_moves if number else 0,
+                list_moves=list_moves,
             )
             row = figures(target, level, number, w, load)
             measured = max(1.0, row["moves_per_second"])
@@ -384,7 +395,15 @@ def section(
             level = max(levels)
             print(f"  profiling ours at {level} games (py-spy, one more round)", flush=True)
             out["profile"] = _profile_round(
-                sides[OURS], work, out_dir, level, rate[OURS, level], warmup, window, omit_view
+                sides[OURS],
+                work,
+                out_dir,
+                level,
+                rate[OURS, level],
+                warmup,
+                window,
+                omit_view,
+                list_moves,
             )
     out.update(summarize(out["rounds"], levels, out["idle_ms_per_second"]))
     out["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]

@@ -210,6 +210,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         converted[key] = (snap.view, message)
         return message
 
+    updates = wire.WatchUpdates(pb2.WatchGameResponse, info.name, view, codec.move_to_proto)
+
     async def create_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         players = lobby.players_of(request, info)  # 0: one per listed seat, or the fewest
         options = codec.options_from_proto(request.options)
@@ -305,20 +307,18 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             request = parse(pb2.WatchGameRequest, request)
             game_id = _game_id(request)
             resume = request.from_version if request.HasField("from_version") else None
-            following = await manager.watch(game_id, await _caller(context, manager), resume)
+            caller = await _caller(context, manager)
+            following = await manager.watch(game_id, caller, resume, request.with_moves)
             stream = metrics.watching(following)
             async with contextlib.aclosing(following), contextlib.aclosing(stream):
                 async for item in stream:
-                    response = pb2.WatchGameResponse()
-                    if item.turn is not None:
-                        response.turn.CopyFrom(wire.turn(item.turn))
-                    if item.snapshot is not None:
-                        response.game.CopyFrom(await header(item.snapshot))
-                        response.view.CopyFrom(view(item.snapshot))
-                    elif item.turn is not None:
-                        response.game.game_id = game_id
-                        response.game.game_type = info.name
-                        response.game.version = item.turn.version
+                    # A rated table's header carries its seats' ratings (read from the store).
+                    rated = None
+                    snap = item.snapshot
+                    if snap is not None and item.encoded is None and snap.rated_shape:
+                        rated = await header(snap)
+                    # The bytes are shared by every stream of the seat (built once).
+                    response = updates.encode(item, game_id, request.with_moves, rated)
                     write = asyncio.ensure_future(context.write(response))
                     if await _written_within(write, manager.watch_stall_seconds):
                         continue
@@ -332,8 +332,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                     stalled = manager.watch_stall_seconds
                     raise WatcherTooSlow(
                         f"this watcher did not read for over {stalled:g} s; resume from "
-                        f"version {response.game.version}",
-                        version=response.game.version,
+                        f"version {item.version}",
+                        version=item.version,
                         limit="watch_stall",
                     )
         except status.KNOWN as exc:
@@ -453,7 +453,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "ListGames": unary(list_games, "ListGames"),
             "OfferRematch": unary(offer_rematch, "OfferRematch"),
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
-                watch_game, response_serializer=pb2.WatchGameResponse.SerializeToString
+                watch_game, response_serializer=wire.serialized
             ),
             "WatchPlayerEvents": grpc.unary_stream_rpc_method_handler(
                 watch_player_events,

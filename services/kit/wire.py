@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from google.protobuf import duration_pb2, timestamp_pb2
@@ -12,6 +12,7 @@ from services.kit import table as tables
 from services.kit.engine import Outcome
 from services.kit.games import SeatInfo, Snapshot, Turn
 from services.kit.store import GameRecord
+from services.kit.watchers import WatchItem
 
 SEAT_STATES = {
     tables.OPEN: table_pb2.SEAT_STATE_OPEN,
@@ -192,7 +193,76 @@ def seat_tokens(names: Sequence[str], tokens: dict[int, str]) -> list[game_pb2.S
     ]
 
 
+class WatchUpdates:
+    """A game's WatchGameResponse bytes for each watch item, built once per item.
+
+    The manager shares one item per seat (and one for every spectator) for each version,
+    so a move watched by many streams is converted and serialized once per seat, and the
+    same bytes are written to each stream (the handler's serializer passes bytes through).
+    A stream that asked for moves gets the same message with its moves appended: ``moves``
+    is the last field, so the bytes equal the whole message serialized at once.
+    """
+
+    def __init__(
+        self,
+        response_type: Any,
+        game_type: str,
+        view: Callable[[Snapshot], Any],
+        move_to_proto: Callable[[Any], Any],
+    ) -> None:
+        self.response_type = response_type
+        self.game_type = game_type
+        self.view = view
+        self.move_to_proto = move_to_proto
+
+    def message(
+        self, item: WatchItem, game_id: str, with_moves: bool = False, game: Any = None
+    ) -> Any:
+        """The message for one stream, built afresh (what ``encode``'s bytes hold).
+
+        ``game``: the header to send when the item has a snapshot, if the caller built it
+        (a rated table's, with its seats' ratings); else it is built from the snapshot.
+        """
+        response = self.response_type()
+        if item.turn is not None:
+            response.turn.CopyFrom(turn(item.turn))
+        if item.snapshot is not None:
+            response.game.CopyFrom(game if game is not None else header(item.snapshot))
+            response.view.CopyFrom(self.view(item.snapshot))
+        elif item.turn is not None:
+            response.game.game_id = game_id
+            response.game.game_type = self.game_type
+            response.game.version = item.turn.version
+        if with_moves and item.moves:
+            response.moves.extend(self.move_to_proto(m) for m in item.moves)
+        return response
+
+    def encode(
+        self, item: WatchItem, game_id: str, with_moves: bool = False, game: Any = None
+    ) -> bytes:
+        """The bytes of ``message(item, game_id, with_moves, game)``, built once per item."""
+        data = item.encoded
+        if data is None:
+            data = item.encoded = self.message(item, game_id, game=game).SerializeToString()
+        if not (with_moves and item.moves):
+            return data
+        full = item.encoded_moves
+        if full is None:
+            moves = self.response_type(moves=[self.move_to_proto(m) for m in item.moves])
+            full = item.encoded_moves = data + moves.SerializeToString()
+        return full
+
+
+def serialized(message: Any) -> bytes:
+    """A response serializer for handlers that may write bytes already serialized."""
+    if isinstance(message, bytes):
+        return message
+    data: bytes = message.SerializeToString()
+    return data
+
+
 __all__ = [
+    "WatchUpdates",
     "duration",
     "event",
     "header",
@@ -200,6 +270,7 @@ __all__ = [
     "outcome",
     "seat",
     "seat_tokens",
+    "serialized",
     "time_control",
     "timestamp",
     "turn",

@@ -96,11 +96,15 @@ def test_a_quick_run_writes_every_section_and_the_report(tmp_path):
 
     # The report rewrites only its own section, and again from the same JSON alike.
     doc = tmp_path / "BENCHMARKS.md"
-    doc.write_text(f"# Benchmarks\n\nbefore\n\n{report.BEGIN}\nold\n{report.END}\n\nafter\n")
+    # A marker no figure contains ("old" alone is in "hold the GIL", which a stored peer
+    # profile's lines say).
+    doc.write_text(
+        f"# Benchmarks\n\nbefore\n\n{report.BEGIN}\nOLD-FIGURES\n{report.END}\n\nafter\n"
+    )
     report.update(doc, results)
     first = doc.read_text()
     assert first.startswith("# Benchmarks\n\nbefore\n") and first.endswith("\nafter\n")
-    assert "old" not in first and "### Targets of the issue" in first
+    assert "OLD-FIGURES" not in first and "### Targets of the issue" in first
     assert "Provisional figures" in first  # a --quick run says so
     report.update(doc, results)
     assert doc.read_text() == first

@@ -1,0 +1,45 @@
+"""The scale and idle sections run end to end at their smallest size and print what they
+measured (figures are never judged here: the machine is shared)."""
+
+from __future__ import annotations
+
+from bench import idle, scale
+from bench.idle import ROOT
+
+
+def test_the_scale_section_plays_with_spectators_and_reports_each_part():
+    out = scale.section([(2, 3)], seconds=1.5, rounds=1)
+    assert "errors" not in out, out.get("errors")
+    (row,) = out["points"]
+    assert row["games"] == 2 and row["watchers"] == 3
+    assert row["moves"] > 0 and row["errors"] == {}
+    assert set(row["us_per_move"]) == {"service", "gateway", "envoy"}
+    assert row["us_per_move"]["service"] > 0
+    # The one spectator of each game hears of every move (the window may cut one short).
+    assert 0.8 <= row["spectator_messages_per_move"] <= 1.2, row
+    text = "\n".join(scale.markdown(out))
+    assert "| 2 | 3 |" in text
+
+
+def test_a_point_that_cannot_be_set_up_is_reported_not_hidden(monkeypatch):
+    """Control for the above: a failing point is listed with its error and no figures."""
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("no games today")
+
+    monkeypatch.setattr(scale, "point", broken)
+    out = scale.section([(1, 2)], seconds=0.5, rounds=1)
+    assert out["points"] == []
+    assert out["errors"] == [{"games": 1, "watchers": 2, "error": "RuntimeError: no games today"}]
+    assert "not measured (RuntimeError: no games today)" in "\n".join(scale.markdown(out))
+
+
+def test_the_idle_section_measures_each_tree_with_its_settings():
+    roots = {"this tree": (ROOT, {}), "slow": (ROOT, {"TABLETOP_CLOCK_INTERVAL_SECONDS": "5"})}
+    out = idle.section(roots, seconds=1.0, rounds=1)
+    assert set(out["trees"]) == {"this tree", "slow"}
+    assert out["settings"] == {"slow": {"TABLETOP_CLOCK_INTERVAL_SECONDS": "5"}}
+    for tree in out["trees"].values():
+        assert set(tree["ms_per_second"]) == set(idle.PARTS)
+        assert all(v >= 0 for v in tree["ms_per_second"].values())
+    assert "| slow |" in "\n".join(idle.markdown(out))
