@@ -132,8 +132,9 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
           "start the bot workers with the service, so no bot's first move waits for a "
           "process to start (false: at the first table with a bot)"),
         S("clock_interval", "TABLETOP_CLOCK_INTERVAL_SECONDS", "", "str",
-          "how often the store is asked for deadlines, idle tables and bot turns left "
-          "behind (the games this process holds ring at their deadlines themselves); "
+          "how often the store is asked for deadlines, idle and waiting tables and bot "
+          "turns left behind (the games this process holds ring at every due time "
+          "themselves); "
           f"empty: {CLOCK_INTERVAL_SHARED} s with a store replicas share (PostgreSQL), "
           f"{CLOCK_INTERVAL_OWN} s with one this process owns (SQLite, memory)"),
         *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
