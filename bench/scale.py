@@ -66,7 +66,13 @@ class Players:
     """Every game's two seats and its spectators, over a few shared channels."""
 
     def __init__(self, address: str, watchers: int) -> None:
-        self.channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS)]
+        # An argument of its own per channel: gRPC shares one connection between channels
+        # to one address with the same arguments (all of them on one connection is
+        # what stalled at Envoy's default of 1,024 streams a connection).
+        self.channels = [
+            grpc.aio.insecure_channel(address, options=[("tabletop.bench.connection", n)])
+            for n in range(CHANNELS)
+        ]
         # Generous: setting up thousands of games and streams at once queues calls.
         self.clients = [GameClient(GAME, c, timeout=300.0) for c in self.channels]
         self.watchers = watchers

@@ -63,6 +63,16 @@ STREAM_GRACE = 60.0  # seconds Envoy's bound on a stream comes after the router'
 HEADERS_KB = 1024
 HEADERS_COUNT = 1000
 HEADER_FIELD_KB = 256
+# Streams one HTTP/2 connection may carry at once. Envoy 1.36 lowered its default from
+# unlimited to 1,024 on both sides: a client connection past it waits (its gRPC queues the
+# calls), and every watch stream of every client goes to the Python side on one upstream
+# connection, so the gateway stalled at about 1,024 streams in all (BENCHMARKS.md,
+# "Scale"). A client connection: far above what one client may hold open (its watch
+# streams, TABLETOP_STREAMS_PER_CLIENT, and its calls); the limit is the per-client caps,
+# not the transport. The Python side's cluster: a connection carries this many, and
+# Envoy opens another for more.
+CLIENT_STREAMS: int | None = 16_384  # None: Envoy's default (a test's control)
+CONTROL_STREAMS: int | None = 16_384
 
 _T = "type.googleapis.com/envoy."
 
@@ -297,18 +307,26 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def _http2(window: int = STREAM_WINDOW) -> dict[str, Any]:
-    return {
+def _http2(window: int = STREAM_WINDOW, streams: int | None = None) -> dict[str, Any]:
+    options: dict[str, Any] = {
         "initial_stream_window_size": window,
         "initial_connection_window_size": CONNECTION_WINDOW,
         "max_header_field_size_kb": HEADER_FIELD_KB,
     }
+    if streams is not None:
+        options["max_concurrent_streams"] = streams
+    return options
 
 
 def _upstream_http2() -> dict[str, Any]:
     """The game clusters' HTTP/2: a malformed header in an answer (a stream error in
     HTTP/2's own terms) fails that call, not the connection and every call on it."""
     return {**_http2(), "override_stream_error_on_invalid_http_message": True}
+
+
+def _control_http2() -> dict[str, Any]:
+    """The Python side's cluster: every client's watch streams share its connections."""
+    return {} if CONTROL_STREAMS is None else {"max_concurrent_streams": CONTROL_STREAMS}
 
 
 def _upstream_tls(tls: ClientTls, host: str) -> dict[str, Any]:
@@ -424,7 +442,7 @@ def _control(plan: Plan) -> dict[str, Any]:
         "typed_extension_protocol_options": {
             "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": _typed(
                 "extensions.upstreams.http.v3.HttpProtocolOptions",
-                explicit_http_config={"http2_protocol_options": {}},
+                explicit_http_config={"http2_protocol_options": _control_http2()},
             )
         },
         "circuit_breakers": {
@@ -532,7 +550,7 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         stream_idle_timeout="0s",
         max_request_headers_kb=HEADERS_KB,
         common_http_protocol_options=protocol,
-        http2_protocol_options=_http2(),
+        http2_protocol_options=_http2(streams=CLIENT_STREAMS),
         local_reply_config={"mappers": [*web.grpc_web_refusals(refusals(plan)), *refusals(plan)]},
         access_log=access_log(plan),
         route_config={

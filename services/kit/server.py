@@ -131,9 +131,12 @@ def settings(entry: registry.ServiceEntry) -> list[config.Setting]:
         S("bot_warm", "TABLETOP_BOT_WARM", "true", "bool",
           "start the bot workers with the service, so no bot's first move waits for a "
           "process to start (false: at the first table with a bot)"),
-        S("clock_interval", "TABLETOP_CLOCK_INTERVAL_SECONDS", "0.5", "float",
-          "how often the store is asked for deadlines, idle tables and bot turns left "
-          "behind (the games this process holds ring at their deadlines themselves)"),
+        S("clock_interval", "TABLETOP_CLOCK_INTERVAL_SECONDS", "", "str",
+          "how often the store is asked for deadlines, idle and waiting tables and bot "
+          "turns left behind (the games this process holds ring at every due time "
+          "themselves); "
+          f"empty: {CLOCK_INTERVAL_SHARED} s with a store replicas share (PostgreSQL), "
+          f"{CLOCK_INTERVAL_OWN} s with one this process owns (SQLite, memory)"),
         *limit_settings(rate="0", burst="1000", streams="0", auth_failures="0"),
         *outbox_settings(),
         *matchmaking_settings(),
@@ -290,6 +293,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
     spec = GameService.load(entry)
     metrics = GameMetrics(entry.name)
     store = CountedStore(open_store_or_exit(cfg.store_url), metrics)
+    interval = clock_interval(cfg.clock_interval, shared=hasattr(store, "listen"))
     bots = BotPool(cfg.bot_workers or None, cfg.bot_ms)
     manager = GameManager(
         spec.engine,
@@ -335,7 +339,7 @@ async def serve(entry: registry.ServiceEntry, cfg: config.Config) -> None:
         sweeper = asyncio.get_running_loop().create_task(
             sweep(manager, cfg.retention, cfg.sweep_interval)
         )
-    clock = asyncio.get_running_loop().create_task(tick(manager, cfg.clock_interval))
+    clock = asyncio.get_running_loop().create_task(tick(manager, interval))
     outboxes = start_outbox(manager, cfg, shared=listener is not None)  # webhooks, retention
     if cfg.bot_warm:
         manager.warm_bots()
@@ -387,6 +391,31 @@ async def sweep(manager: GameManager, retention: float, interval: float) -> None
             if gone:
                 log.info("removed finished games", count=len(gone))
         await asyncio.sleep(interval)
+
+
+# The clock's poll of the store, by who else writes to it. Replicas sharing PostgreSQL:
+# another's games (its deadlines, when it died) are found only by asking. A store this
+# process owns: its games ring their own alarms at every due time (deadlines, a waiting
+# table's expiry, the idle time: services.kit.sweep), so the poll is for what no alarm
+# was set for (due while the service was down, a game evicted from memory, a bot turn a
+# crash left behind) and may be slow: at rest it was most of the service's CPU.
+CLOCK_INTERVAL_SHARED = 0.5
+CLOCK_INTERVAL_OWN = 5.0
+
+
+def clock_interval(raw: str, shared: bool) -> float:
+    """TABLETOP_CLOCK_INTERVAL_SECONDS, or the default for the store; SystemExit if wrong."""
+    if not raw.strip():
+        return CLOCK_INTERVAL_SHARED if shared else CLOCK_INTERVAL_OWN
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise SystemExit(
+            f"configuration error: TABLETOP_CLOCK_INTERVAL_SECONDS={raw!r}: seconds above 0"
+        )
+    return value
 
 
 async def tick(manager: GameManager, interval: float) -> None:

@@ -12,9 +12,10 @@ background (:meth:`ClockSweep.due_soon`) and answer the state as it is; watchers
 the timeout a moment later.
 
 Nothing waits for a call, though: a game this process holds rings an alarm at its next
-deadline (:mod:`services.kit.alarms`), and the service's sweep asks the store every
-interval for whatever else is due (another replica's games, deadlines passed while the
-service was down, idle and waiting tables), landing them side by side so that no
+due time, a deadline, a waiting table's expiry or the idle time (:mod:`services.kit.alarms`),
+and the service's sweep asks the store every interval for whatever else is due (another
+replica's games, what fell due while the service was down or while the game was out of
+memory), landing them side by side so that no
 game's bot search holds up another's forfeit. Bot turns are not the clock's: the sweep
 only hands those a crash or another replica left behind to the bot queue. Part of
 :class:`services.kit.games.GameManager` (see :mod:`services.kit.manager`).
@@ -147,11 +148,27 @@ class ClockSweep(Manager):
             self.fire_soon(game.record.game_id)
 
     def _arm(self, game: LiveGame) -> None:
-        """Ring the game's alarm at its next deadline (none once it is over)."""
+        """Ring the game's alarm at the next time the clock makes something due on it
+        (none once it is over)."""
         if self._alarms is None:
             return
-        at = None if self.outcome(game) is not None else game.table.due_at(self.clock())
-        self._alarms.set(game.record.game_id, at)
+        self._alarms.set(game.record.game_id, self._rings_at(game))
+
+    def _rings_at(self, game: LiveGame) -> float | None:
+        """When :meth:`_due` next finds something due on the game: its next deadline, a
+        waiting table's expiry, or the idle time after the last person's move. All ring,
+        so a process that owns its store needs no quick poll (services.kit.server's
+        CLOCK_INTERVAL_OWN)."""
+        if self.outcome(game) is not None:
+            return None
+        table = game.table
+        if table.waiting:
+            ttl = self.waiting_ttl
+            return game.record.created_at + ttl if ttl else None
+        times = [table.due_at(self.clock())]
+        if self.idle_seconds:
+            times.append(table.human_at + self.idle_seconds)
+        return min((t for t in times if t is not None), default=None)
 
     async def stop_clock(self) -> None:
         """No more alarms, and no landing left running (the service is stopping)."""
