@@ -5,8 +5,8 @@ drops only its own players. Controls: without ``FOR UPDATE SKIP LOCKED`` and the
 row marking's guard a player is seated twice; without dropping stale rows a live
 player is matched with a dead replica's.
 
-Each test waits in a pool of its own (a time control nobody else asks for), so tests
-sharing the database, even at once, never meet each other's players.
+Each test has a PostgreSQL schema of its own, so tests sharing the database, even at
+once, never meet each other's players, and leave no rows behind in anyone's way.
 """
 
 from __future__ import annotations
@@ -31,10 +31,14 @@ from services.kit.status import error_info
 from services.kit.store import pool as store_pool
 from tests.matchmaking.test_find_match import SIGNER, find, first_waiting, found
 from tests.players.support import AUDIENCE, ISSUER
+from tests.ratings.test_store import schema_url
 from tests.support import service_in_process
 
 POSTGRES = os.environ.get("TABLETOP_TEST_POSTGRES_URL")
 HEARTBEAT = 0.3  # seconds: rows go stale after 3 of them
+
+
+URL: list[str] = []  # this test's schema
 
 
 @pytest.fixture(autouse=True)
@@ -43,6 +47,7 @@ def _needs_postgres(monkeypatch):
         pytest.skip("TABLETOP_TEST_POSTGRES_URL is not set (.ci/run always sets it)")
     monkeypatch.setenv("TABLETOP_POOL_HEARTBEAT_SECONDS", str(HEARTBEAT))
     monkeypatch.setenv("TABLETOP_MATCH_TICK_SECONDS", "0.1")
+    URL[:] = [schema_url(POSTGRES)]
 
 
 def own_pool() -> table_pb2.TimeControl:
@@ -58,8 +63,7 @@ def ids(n: int) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def replica():
-    assert POSTGRES
-    async with service_in_process("channeling", POSTGRES) as running:
+    async with service_in_process("channeling", URL[0]) as running:
         key = players.StaticKey(players.public_jwk(SIGNER.private.public_key()), "k1")
         verifier = players.Verifier(key, issuer=ISSUER, audience=AUDIENCE)
         running.manager.players = PlayerPolicy(verifier)
@@ -69,8 +73,7 @@ async def replica():
 
 async def games_held(player_ids: list[str]) -> dict[str, int]:
     """How many tables seat each player, as the database says."""
-    assert POSTGRES
-    async with await psycopg.AsyncConnection.connect(POSTGRES) as conn:
+    async with await psycopg.AsyncConnection.connect(URL[0]) as conn:
         cur = await conn.execute(
             "SELECT player_id, count(DISTINCT game_id) FROM tabletop_game_players"
             " WHERE player_id = ANY(%s) GROUP BY player_id",
@@ -80,8 +83,7 @@ async def games_held(player_ids: list[str]) -> dict[str, int]:
 
 
 async def pool_rows(player_ids: list[str]) -> list[str]:
-    assert POSTGRES
-    async with await psycopg.AsyncConnection.connect(POSTGRES) as conn:
+    async with await psycopg.AsyncConnection.connect(URL[0]) as conn:
         cur = await conn.execute(
             "SELECT player_id FROM tabletop_pool WHERE player_id = ANY(%s)", (player_ids,)
         )
@@ -89,8 +91,7 @@ async def pool_rows(player_ids: list[str]) -> list[str]:
 
 
 async def drop_rows(player_ids: list[str]) -> None:
-    assert POSTGRES
-    async with await psycopg.AsyncConnection.connect(POSTGRES, autocommit=True) as conn:
+    async with await psycopg.AsyncConnection.connect(URL[0], autocommit=True) as conn:
         await conn.execute("DELETE FROM tabletop_pool WHERE player_id = ANY(%s)", (player_ids,))
 
 

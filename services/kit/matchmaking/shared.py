@@ -269,9 +269,8 @@ def _bot_fill(data: dict[str, Any] | None) -> BotFill | None:
 
 def matchmaker_for(manager: Any, settings: MatchSettings | None = None) -> Matchmaker:
     """The shared pool when the store is PostgreSQL (replicas), else the one in this
-    process (memory, SQLite: one process)."""
-    from services.kit.store.pool import PostgresPool
-
-    if isinstance(manager.store, PostgresPool):
+    process (memory, SQLite: one process). Asked of the store's methods, not its class:
+    a process wraps its store (services/kit/metrics.py CountedStore)."""
+    if callable(getattr(manager.store, "pool_match", None)):
         return SharedMatchmaker(manager, settings)
     return Matchmaker(manager, settings)
