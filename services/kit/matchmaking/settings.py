@@ -38,6 +38,8 @@ class MatchSettings:
 
     @classmethod
     def from_config(cls, cfg: config.Config) -> MatchSettings:
+        if not cfg.pool_heartbeat > 0:
+            raise config.ConfigError("TABLETOP_POOL_HEARTBEAT_SECONDS must be more than 0")
         most = cfg.match_window_max or math.inf
         window = Window(cfg.match_window_start, cfg.match_window_widen, most)
         return cls(window, cfg.match_tick, cfg.pool_max_players, heartbeat=cfg.pool_heartbeat)

@@ -202,8 +202,8 @@ class SharedMatchmaker(Matchmaker):
         by_player: dict[str, PoolRow] = {}
         for row in rows:
             key = self._key_of(row.pool_key)
-            if key is None:
-                continue
+            if key is None or (row.holder == self.holder and row.stream not in self._streams):
+                continue  # unreadable, or a stream of ours that just closed (its row goes)
             entry = Entry(row.player, Rating(row.mu, row.sigma), row.joined_at, _bot_fill(row.bots))
             pools.add(key, entry)
             by_player[row.player] = row
