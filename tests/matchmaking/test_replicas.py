@@ -24,6 +24,7 @@ import pytest
 from google.protobuf import duration_pb2
 from tabletop.common.v1 import table_pb2
 
+from services import registry
 from services.kit import players
 from services.kit.matchmaking import shared
 from services.kit.players.seats import PlayerPolicy
@@ -220,3 +221,26 @@ async def test_a_dead_replicas_players_vanish_and_the_others_are_still_matched(
         got_a, got_b = await asyncio.wait_for(asyncio.gather(found(a), found(b)), 30)
         assert got_a.game_id == got_b.game_id
         assert await games_held([ghost, alive, late]) == {alive: 1, late: 1}
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+async def test_only_a_postgresql_store_gets_the_shared_pool(kind, tmp_path):
+    """A process wraps its store (CountedStore): the choice sees through it."""
+    from services.kit.matchmaking.matcher import Matchmaker
+    from services.kit.metrics import CountedStore, GameMetrics
+    from services.kit.store import open_store
+
+    url = {"memory": "memory://", "sqlite": f"sqlite:///{tmp_path}/s.db", "postgres": URL[0]}
+    store = CountedStore(open_store(url[kind]), GameMetrics("channeling"))
+
+    class Manager:
+        engine = registry.by_name("channeling").engine()
+
+    manager = Manager()
+    manager.store = store
+    try:
+        chosen = shared.matchmaker_for(manager)
+    finally:
+        await store.close()
+    assert isinstance(chosen, Matchmaker)
+    assert isinstance(chosen, shared.SharedMatchmaker) == (kind == "postgres")
