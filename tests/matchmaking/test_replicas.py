@@ -244,3 +244,27 @@ async def test_only_a_postgresql_store_gets_the_shared_pool(kind, tmp_path):
         await store.close()
     assert isinstance(chosen, Matchmaker)
     assert isinstance(chosen, shared.SharedMatchmaker) == (kind == "postgres")
+
+
+@pytest.mark.parametrize("limit", [1, 0], ids=["limited", "control-unlimited"])
+async def test_a_replica_holds_at_most_its_limit_of_waiting_players(limit, monkeypatch):
+    monkeypatch.setenv("TABLETOP_POOL_MAX_PLAYERS", str(limit))
+    first, second = ids(2)
+    pool = own_pool()
+    async with replica() as (_running, channel):
+        waiting = find(channel, first, time_control=pool)
+        await first_waiting(waiting)
+        # Another pool: the two would not meet, and the second would wait.
+        other = table_pb2.TimeControl(per_decision=duration_pb2.Duration(seconds=61))
+        refused = find(channel, second, time_control=other)
+        try:
+            if not limit:
+                assert (await first_waiting(refused)).players_waiting == 1
+                return
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await first_waiting(refused)
+            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert error_info(caught.value).reason == "POOL_FULL"
+        finally:
+            waiting.cancel()
+            refused.cancel()

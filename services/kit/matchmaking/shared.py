@@ -25,9 +25,10 @@ from services.kit import table as tables
 from services.kit.matchmaking import metrics as pool_metrics
 from services.kit.matchmaking.matcher import Ask, Found, Matchmaker, Waiter, Waiting, seat_plan
 from services.kit.matchmaking.pool import Bot, BotFill, Entry
-from services.kit.matchmaking.pools import PoolKey, Pools, canonical
+from services.kit.matchmaking.pools import PoolFull, PoolKey, Pools, canonical
 from services.kit.matchmaking.settings import MatchSettings
 from services.kit.ratings.errors import MatchReplaced
+from services.kit.ratings.errors import PoolFull as PoolFullError
 from services.kit.ratings.rpcs import shape_named
 from services.kit.ratings.scale import Rating
 from services.kit.store.pool import Mark, PoolRow
@@ -73,6 +74,9 @@ class SharedMatchmaker(Matchmaker):
     # --- a player's stream ----------------------------------------------------------
 
     async def find(self, player: str, name: str, ask: Ask) -> AsyncGenerator[Waiting | Found, None]:
+        most = self.settings.max_players
+        if most and len(self._streams) >= most:  # the streams this replica holds
+            raise PoolFullError(str(PoolFull(most)), retry_after_ms=1000)
         standing = await self.store.standings(self.info.name, ask.key.shape.name, [player])
         rating = standing[player].rating if player in standing else Rating()
         waiter = Waiter(player, name, ask)
