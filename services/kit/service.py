@@ -26,8 +26,8 @@ from services.kit import rematch as rematches
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
 from services.kit.matchmaking import rpc as match_rpc
-from services.kit.matchmaking.matcher import Matchmaker
 from services.kit.matchmaking.settings import MatchSettings
+from services.kit.matchmaking.shared import matchmaker_for
 from services.kit.metrics import GameMetrics
 from services.kit.players.seats import Caller, PlayerTokenRequired
 from services.kit.players.verifier import Player, looks_like_jwt
@@ -183,7 +183,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     guard = _refuse_with_status(metrics)
     seat_ratings = rated_headers.SeatRatings(manager.store, info)
     rated_metrics.start(info)
-    matchmaker = Matchmaker(manager, MatchSettings.from_environment())
+    matchmaker = matchmaker_for(manager, MatchSettings.from_environment())
 
     async def spectator_header(game_id: str) -> Any:
         snap, _ = await manager.read(game_id, None)

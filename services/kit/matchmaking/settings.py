@@ -22,6 +22,9 @@ def settings() -> list[config.Setting]:
           "matchmaking: the pools are matched at every arrival and this often"),
         S("pool_max_players", "TABLETOP_POOL_MAX_PLAYERS", "10000", "int",
           "players waiting in this service's pools at most; beyond, POOL_FULL (0: no limit)"),
+        S("pool_heartbeat", "TABLETOP_POOL_HEARTBEAT_SECONDS", "2", "float",
+          "matchmaking on PostgreSQL: each replica refreshes its players' pool rows this"
+          " often; rows 3 heartbeats old are dropped"),
     ]  # fmt: skip
 
 
@@ -31,12 +34,15 @@ class MatchSettings:
     tick: float = 0.25
     max_players: int = 10_000
     waiting_every: float = 5.0  # seconds between MatchWaiting messages
+    heartbeat: float = 2.0  # the shared pool's heartbeat (PostgreSQL), seconds
 
     @classmethod
     def from_config(cls, cfg: config.Config) -> MatchSettings:
+        if not cfg.pool_heartbeat > 0:
+            raise config.ConfigError("TABLETOP_POOL_HEARTBEAT_SECONDS must be more than 0")
         most = cfg.match_window_max or math.inf
         window = Window(cfg.match_window_start, cfg.match_window_widen, most)
-        return cls(window, cfg.match_tick, cfg.pool_max_players)
+        return cls(window, cfg.match_tick, cfg.pool_max_players, heartbeat=cfg.pool_heartbeat)
 
     @classmethod
     def from_environment(cls) -> MatchSettings:

@@ -55,6 +55,8 @@ from .base import (
     over_quota,
     players_of,
 )
+from .pool import POSTGRES_SCHEMA as POOL_SCHEMA
+from .pool import PostgresPool
 from .ratings import POSTGRES_SCHEMA as RATINGS_SCHEMA
 from .ratings import PostgresRatings, rate_postgres
 
@@ -164,6 +166,7 @@ CREATE INDEX IF NOT EXISTS tabletop_player_events_webhook
     WHERE webhook AND delivered_at IS NULL;
 """
 SCHEMA += RATINGS_SCHEMA  # issue 28: tables of their own (store/ratings.py)
+SCHEMA += POOL_SCHEMA  # issue 28: the replicas' matchmaking pool (store/pool.py)
 
 
 # Outbox rows of a game type commit in their sequence's order: every write of events
@@ -304,7 +307,7 @@ def split_url(url: str) -> tuple[str, int, int]:
     return urlunsplit(parts._replace(query=urlencode(rest))), pool_min, pool_max
 
 
-class PostgresStore(PostgresRatings):
+class PostgresStore(PostgresRatings, PostgresPool):
     def __init__(self, url: str) -> None:
         self.url = url
         self._conninfo, pool_min, pool_max = split_url(url)
