@@ -43,9 +43,7 @@ def _per_stream(pb2: Any, codec: Any, item: Any, game_id: str, game_type: str, m
 class Counting(wire.WatchUpdates):
     built = 0
 
-    def message(
-        self, item: Any, game_id: str, with_moves: bool = False, game: Any = None
-    ) -> Any:
+    def message(self, item: Any, game_id: str, with_moves: bool = False, game: Any = None) -> Any:
         self.built += 1
         return super().message(item, game_id, with_moves, game)
 
