@@ -392,8 +392,11 @@ def main(argv: list[str] | None = None) -> None:
         elif args.command == "whoami":
             cmd_whoami(channel, args)
         else:
-            if args.command in AS_PLAYER and not args.token:
-                args.token = player_token(channel)
+            # The signed-in player's token, sent where no seat token is given (and by
+            # create, where no application key is).
+            args.player_token = player_token(channel) if args.command in AS_PLAYER else None
+            if not args.token:
+                args.token = args.player_token
             COMMANDS[args.command](Game(args.name, channel), args)
         sys.stdout.flush()  # here, where a reader gone away is caught below
     except grpc.RpcError as error:

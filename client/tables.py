@@ -110,11 +110,13 @@ def cmd_create(game: Game, args: argparse.Namespace) -> None:
         control = time_control(args)
         if control is not None:
             fields["time_control"] = control
-    if args.token and not args.key:
+    # Never a seat token: it is not a key, nor a player's.
+    player = None if args.key else getattr(args, "player_token", None)
+    if player:
         # As a signed-in player: without table options every seat is the caller's, as
         # before tables, so the table lets one player hold them all.
         fields["several_seats_per_player"] = not table
-    reply = game.call("CreateGame", args.key or args.token, **fields)
+    reply = game.call("CreateGame", args.key or player, **fields)
     print(f"game {reply.game.game_id}")
     for token in reply.seat_tokens:
         print(token_line(reply.game, token))
@@ -231,9 +233,10 @@ def cmd_join(game: Game, args: argparse.Namespace) -> None:
     fields: dict[str, Any] = {"game_id": args.game, "player_name": args.player_name}
     if args.seat is not None:
         fields["seat"] = args.seat
-    if not args.player_name and not args.token:
+    player = getattr(args, "player_token", None)  # a seat token has nothing to do here
+    if not args.player_name and not player:
         sys.exit("join needs --name NAME, or a signed-in player (signin NAME)")
-    reply = game.call("JoinGame", args.token, **fields)
+    reply = game.call("JoinGame", player, **fields)
     token = reply.seat_token
     name = reply.game.seats[token.seat].player_name
     print(f"game {reply.game.game_id}: {name} takes seat {token.seat} ({token.name})")

@@ -12,6 +12,7 @@ import os
 import random
 import secrets
 import sqlite3
+import time
 
 import grpc
 import jwt
@@ -41,7 +42,8 @@ def policy(**limits: int) -> PlayerPolicy:
 
 
 def token(sub: str, name: str) -> str:
-    return SIGNER.token(sub=sub, name=name)
+    # Made at import, used through a long run of the suite: valid for a day.
+    return SIGNER.token(sub=sub, name=name, exp=int(time.time()) + 86400)
 
 
 # Ids of this run: a PostgreSQL store outlives it, and a player's listing must hold only
