@@ -9,6 +9,7 @@ import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
 from client.api import GameClient
+from gateway.players import Players
 from services import registry
 from tests.support import ROOT, gateway_in_process, service_in_process
 
@@ -59,7 +60,9 @@ def differences(doc: dict, seen: dict) -> list[str]:
 
 async def test_every_metric_of_a_service_and_the_gateway_is_documented_as_exposed():
     async with service_in_process(NAME) as svc:
-        async with gateway_in_process({NAME: [svc.address]}) as (port, gateway):
+        # As deployed, the gateway serves PlayersService (here with guests off).
+        players = Players(None)
+        async with gateway_in_process({NAME: [svc.address]}, players=players) as (port, gateway):
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
                 client = GameClient(NAME, channel)
                 game = await client.create(seed=3)

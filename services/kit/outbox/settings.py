@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 import structlog
 
 from services.kit import config
+from services.kit.outbox import webhooks as webhooks_module
 from services.kit.outbox.webhooks import Webhooks
 from services.kit.store import StoreError
 
@@ -69,6 +70,9 @@ def start(manager: Any, cfg: config.Config, shared: bool) -> list[asyncio.Task[N
     events.poll_seconds = cfg.player_events_poll if shared else None
     loop = asyncio.get_running_loop()
     tasks = []
+    # Every series at 0 from the start, as the services' others (a webhook URL or not).
+    for family in (webhooks_module.DELIVERED, webhooks_module.FAILED, webhooks_module.PENDING):
+        family.labels(manager.game_type)
     if cfg.webhook_url.strip():
         webhooks = Webhooks(
             manager.store,
