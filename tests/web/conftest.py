@@ -157,7 +157,10 @@ def app(tmp_path_factory) -> Iterator[App]:
         yield running
 
 
-@pytest.fixture(scope="session")
+# One browser per module, not per session: Playwright's sync API keeps an event loop
+# running in this thread while it is started, and pytest-asyncio cannot run an async test
+# (test_grpc_web.py, test_make_run.py) beside it in the same worker.
+@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 
