@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> None:
             # The signed-in player's token, sent where no seat token is given (and by
             # create, where no application key is).
             args.player_token = player_token(channel) if args.command in AS_PLAYER else None
-            if not args.token:
+            if not getattr(args, "token", None):  # leaderboard and match take none
                 args.token = args.player_token
             COMMANDS[args.command](Game(args.name, channel), args)
         sys.stdout.flush()  # here, where a reader gone away is caught below
