@@ -8,6 +8,7 @@ import contextlib
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,8 @@ PLAYERS = "tabletop.gateway.v1.PlayersService"
 # A rated table needs a clock that forfeits; a minute a decision never runs out here.
 FORFEIT = {"perDecision": "60s", "onTimeout": "TIMEOUT_ACTION_FORFEIT"}
 RETRIED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+# Calls retried, by status code: what a test's faults made its clients do.
+RETRIES: Counter[str] = Counter()
 
 # Every guest of a test comes from one loopback address, where a deployment's come from
 # as many addresses as players: the gateway's per-address limits are raised to that.
@@ -64,15 +67,24 @@ class Reflected(ReflectedClient):
         )
         return json_format.MessageToDict(reply)
 
-    def stream(self, method: str, body: dict[str, Any], token: str | None = None):
-        """A server stream's call: iterate it for its messages (as dicts), cancel() it."""
+    def stream(
+        self, method: str, body: dict[str, Any], token: str | None = None, timeout: float = 120
+    ) -> Iterator[dict[str, Any]]:
+        """A server stream's messages, as dicts; closing the iterator cancels the call."""
         request, response = self.types[method]
         stub = self.channel.unary_stream(
             f"/{self.service.full_name}/{method}",
             request_serializer=request.SerializeToString,
             response_deserializer=response.FromString,
         )
-        return stub(json_format.ParseDict(body, request()), metadata=_bearer(token))
+        call = stub(
+            json_format.ParseDict(body, request()), metadata=_bearer(token), timeout=timeout
+        )
+        try:
+            for message in call:
+                yield json_format.MessageToDict(message)
+        finally:
+            call.cancel()
 
 
 def _bearer(token: str | None):
@@ -88,6 +100,7 @@ def retried(call: Callable[[], dict[str, Any]], attempts: int = 60) -> dict[str,
         except grpc.RpcError as error:
             if error.code() not in RETRIED or attempt == attempts - 1:
                 raise
+            RETRIES[error.code().name] += 1
             time.sleep(min(1.0, 0.05 * (attempt + 1)))
     raise AssertionError("unreachable")
 

@@ -16,7 +16,7 @@ from tabletop.channeling.v1 import channeling_pb2
 from services import registry
 from services.channeling import codec
 from services.kit.bots import levels
-from tests.judging.gateway import FORFEIT, Guest, Reflected, retried
+from tests.judging.gateway import FORFEIT, RETRIES, Guest, Reflected, retried
 
 ENGINE = registry.by_name("channeling").engine()
 # The hard level (ISMCTS) with a short time per decision: still far above random play
@@ -75,11 +75,25 @@ def play_rated(
             "gameId": game_id, "move": moves[chosen], "expectedVersion": version,
             "requestId": f"{seat}-{version}", "omitView": True,
         }  # fmt: skip
-        # The same expected version and request id on a retry: applied once at most.
-        sent = retried(lambda: client.call("SubmitMove", body, guest.token))  # noqa: B023
+        sent = submit(client, body, guest)
         seen = int(sent["game"]["version"])
         ENGINE.apply(state, seat, chosen)
     return game_id
+
+
+def submit(client: Reflected, body: dict[str, Any], guest: Guest) -> dict[str, Any]:
+    """SubmitMove, again with the same expected version and request id while the answer
+    is UNAVAILABLE (a replica died with it) or ABORTED (a replica that has not yet read
+    the last move): the API applies it once, and answers a repeat with the first turn."""
+    for _ in range(100):
+        try:
+            return retried(lambda: client.call("SubmitMove", body, guest.token))
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.ABORTED:
+                raise
+            RETRIES[error.code().name] += 1
+            time.sleep(0.05)
+    raise AssertionError(f"{body['gameId']}: no replica took the move at {body['expectedVersion']}")
 
 
 def list_moves(client: Reflected, game_id: str, guest: Guest, seen: int) -> dict[str, Any]:
