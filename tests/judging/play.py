@@ -97,11 +97,13 @@ def submit(client: Reflected, body: dict[str, Any], guest: Guest) -> dict[str, A
 
 
 def list_moves(client: Reflected, game_id: str, guest: Guest, seen: int) -> dict[str, Any]:
-    """ListMoves at the version this client's last move made, or later: another replica
-    than the one that took the move may answer before it has read that move."""
+    """ListMoves at the version this client's last move made, or later, with a seat to
+    act: another replica than the one that took the move (or the join) may answer
+    before it has read it."""
     for _ in range(200):
         listed = retried(lambda: client.call("ListMoves", {"gameId": game_id}, guest.token))
-        if int(listed["game"].get("version", "0")) >= seen:
+        caught_up = int(listed["game"].get("version", "0")) >= seen
+        if caught_up and listed["game"].get("toAct"):  # the join read, too
             return listed
         time.sleep(0.05)
     raise AssertionError(f"{game_id} stayed behind version {seen}")
