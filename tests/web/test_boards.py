@@ -152,7 +152,7 @@ def test_check_targets_catches_a_target_that_names_another_move():
             check_targets(moves, bad)
 
 
-def test_choose_makes_each_kind_offered_first_and_a_bounded_run_waits_for_them():
+def test_choose_makes_each_kind_of_place_offered_first():
     """Control of choose() and kind_of, without a browser: a kind of place, a chooser and
     the list not made yet are chosen before any other move; then any move may be."""
     assert [kind_of(p) for p in ("c3", "d13", "hand:12", "offering", "v:4-5")] == [
