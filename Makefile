@@ -77,11 +77,16 @@ run: $(GEN_STAMP) ## start every game service, the gateway and the web app on th
 	fi
 	$(PY) -m services.run
 
-test: $(GEN_STAMP) ## run the tests
-	$(PY) -m pytest -n 2 -q -p tests.reliability.figures --durations=40
+# `make test` leaves out the tests and cases marked `soak` (whole games where a bounded run
+# or another test covers the same in make test, repetitions); `make soak` runs them, the
+# random-play tests with 1,000 games per configuration and the fuzz tests with 100
+# examples each (-k matches marker names too).
+test: $(GEN_STAMP) ## run the tests (all but the soak-marked ones)
+	$(PY) -m pytest -n 2 -q -m "not soak" -p tests.reliability.figures --durations=40
 
-soak: $(GEN_STAMP) ## the random-play tests with 1,000 games per configuration
-	TABLETOP_RANDOM_GAMES=1000 $(PY) -m pytest -n 2 -q -rf tests -k "random" --timeout=3600
+soak: $(GEN_STAMP) ## the soak-marked tests, random play with 1,000 games per configuration, fuzzing with 100 examples per test
+	TABLETOP_RANDOM_GAMES=1000 TABLETOP_FUZZ_EXAMPLES=100 $(PY) -m pytest -n 2 -q -rf tests \
+		-k "random or soak or test_fuzz" -p tests.reliability.figures --timeout=3600
 
 # How long `make fuzz` and `make faults` run, in whole seconds.
 FUZZ_SECONDS ?= 600

@@ -49,7 +49,16 @@ def test_image_runs_as_non_root_with_no_compiler_and_its_own_health_check(spec):
         assert (code, out.strip()) == (0, "SERVING")
 
 
-@pytest.mark.parametrize("entry", registry.SERVICES, ids=lambda e: e.name)
+# Shén's games are the longest (about 1,400 moves each, two of them here): under make test
+# its image alone plays a game to its end across a restart (test_lifecycle.py), and a
+# full game through the gateway (test_stack.py); these two games alone are make soak's.
+@pytest.mark.parametrize(
+    "entry",
+    [
+        pytest.param(e, id=e.name, marks=(pytest.mark.soak,) if e.name == "shen" else ())
+        for e in registry.SERVICES
+    ],
+)
 async def test_a_service_container_alone_serves_a_full_random_game(entry):
     with started(entry.name, env={"TABLETOP_ALLOW_SEED": "true"}) as running:
         async with grpc.aio.insecure_channel(running.address) as channel:

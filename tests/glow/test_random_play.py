@@ -22,7 +22,7 @@ CONFIGS = [(board, players) for board in ("province", "archipelago") for players
 @pytest.mark.parametrize(("board", "players"), CONFIGS)
 def test_random_games_reach_an_outcome(board: str, players: int) -> None:
     reasons: dict[str, int] = {}
-    games = random_game_count(30)
+    games = random_game_count(10)  # per configuration: 1,000 in make soak
     decisions = longest = 0
     started = time.perf_counter()
     for seed in range(games):

@@ -33,13 +33,13 @@ from client.api import FINISHED, GameClient
 from services import registry
 from tests.reliability.test_faults import (
     CALL_DEADLINE,
-    STREAM_DEADLINE,
     Ack,
     Faults,
     Fleet,
     Game,
     Tally,
     check_watch,
+    follow,
     patiently,
     stable_port,
 )
@@ -224,58 +224,6 @@ class RecordingClient:
 
     def watch(self, *args: Any, **kwargs: Any) -> Any:
         return _RecordingStream(self._client.watch(*args, **kwargs), self._into)
-
-
-async def follow(client: Any, game: Game, tally: Tally) -> None:
-    """One watch stream, resumed from the last version seen after every error, until it
-    has seen the game's last version. The stream ends (OK) once it has sent the game's
-    end: expected then, unexpected before."""
-    last: int | None = None
-    delay = 0.05
-    over = False  # a message showed the game finished
-
-    def done() -> bool:
-        return game.final is not None and last is not None and last >= game.final
-
-    while not done():
-        tally.calls += 1
-        stream = client.watch(game.game_id, from_version=last or 0, timeout=STREAM_DEADLINE)
-        try:
-            while not done():
-                read = asyncio.ensure_future(stream.read())
-                if game.final is None:
-                    ended = asyncio.ensure_future(game.finished.wait())
-                    await asyncio.wait({read, ended}, return_when=asyncio.FIRST_COMPLETED)
-                    ended.cancel()
-                    if not read.done() and done():
-                        read.cancel()
-                        break
-                message = await read
-                if message is grpc.aio.EOF:
-                    if not over:
-                        tally.unexpected.append(f"watch {game.game_id}: the stream ended")
-                        return
-                    await game.finished.wait()  # its driver has yet to hear the end
-                    return
-                over = over or message.game.status == FINISHED
-                if message.HasField("turn"):
-                    version = message.turn.version
-                elif last is None:
-                    version = message.game.version  # the view it starts from
-                else:
-                    # After a resume with nothing missed: the view at the version seen.
-                    if message.game.version != last:
-                        game.seen.append(message.game.version)  # shows as a gap below
-                    continue
-                game.seen.append(version)
-                last = version
-                delay = 0.05
-        except grpc.aio.AioRpcError as error:
-            tally.watch_codes[error.code().name] += 1
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
-        finally:
-            stream.cancel()
 
 
 class _RecordingStream:

@@ -18,8 +18,10 @@ holds every acknowledged move, at its version, in order, with no gap and nothing
 clients did not see acknowledged; clients saw only UNAVAILABLE, DEADLINE_EXCEEDED and
 ABORTED; every watcher saw every version from where it started, once each, in order.
 
-The run in ``make test`` injects one round of faults (about a minute). A longer one:
-``make faults FAULT_SECONDS=600`` (TABLETOP_FAULT_SECONDS), random faults for that long.
+The run in ``make test`` injects one round of faults, every kind at least once: each
+service killed, the first one also paused, the gateway restarted both ways (about a
+minute); ``make soak`` pauses every service. A longer one: ``make faults
+FAULT_SECONDS=600`` (TABLETOP_FAULT_SECONDS), random faults for that long.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 
 from client.api import FINISHED, GameClient
 from services import registry
@@ -257,11 +260,15 @@ async def play_to_end(client: GameClient, game: Game, rng: random.Random, tally:
     game.finished.set()
 
 
-async def follow(client: GameClient, game: Game, tally: Tally) -> None:
-    """One watch stream through the gateway, resumed from the last version seen after
-    every error, until it has seen the game's last version."""
+async def follow(client: Any, game: Game, tally: Tally) -> None:
+    """One watch stream, resumed from the last version seen after every error, until it
+    has seen the game's last version (``client``: a GameClient, or one that notes what its
+    streams deliver). The service ends a watch with OK once it has sent the game's end:
+    expected then, unexpected before, and the stream must have delivered that last
+    version. Shared by the single-node and the replica fault tests."""
     last: int | None = None
     delay = 0.05
+    over = False  # a message showed the game finished
 
     def done() -> bool:
         return game.final is not None and last is not None and last >= game.final
@@ -281,8 +288,13 @@ async def follow(client: GameClient, game: Game, tally: Tally) -> None:
                         break
                 message = await read
                 if message is grpc.aio.EOF:
-                    # The service ends a watch with OK after its game's last update: the
-                    # stream must have delivered that one (its driver may not know yet).
+                    if not over:
+                        tally.unexpected.append(
+                            f"watch {game.game_id}: the stream ended at version {last}, "
+                            "before the game's end"
+                        )
+                        return
+                    # Its driver may not have heard the end yet.
                     await asyncio.wait_for(game.finished.wait(), GIVE_UP)
                     if last != game.final:
                         tally.unexpected.append(
@@ -290,6 +302,7 @@ async def follow(client: GameClient, game: Game, tally: Tally) -> None:
                             f"the game at {game.final}"
                         )
                     return
+                over = over or message.game.status == FINISHED
                 if message.HasField("turn"):
                     version = message.turn.version
                 elif last is None:
@@ -393,13 +406,17 @@ class Faults:
         self.fleet.signal(name, signal.SIGCONT)
         await self.recovered()
 
-    async def one_round(self) -> None:
-        """Each service killed and paused; the gateway restarted gently, then not."""
+    async def one_round(self, pause_every: bool = True) -> None:
+        """Each service killed (each engine's games come back from its own store); each
+        paused, or only the first (``pause_every=False``: a pause tests the gateway's
+        deadlines and the kit's streams, the same code in every service); the gateway
+        restarted gently, then not. Every kind of fault fires either way."""
         for index, name in enumerate(NAMES):
             await self.restart(name, signal.SIGKILL)
             if index == 0:
                 await self.restart("gateway", signal.SIGTERM)
-            await self.pause(name)
+            if pause_every or index == 0:
+                await self.pause(name)
         await self.restart("gateway", signal.SIGKILL)
 
     async def random_until(self, stop: float, rng: random.Random) -> None:
@@ -462,8 +479,18 @@ def check_watch(game: Game) -> list[str]:
 # --- the test -----------------------------------------------------------------------------
 
 
+# The faults injected: ``make faults`` random ones for FAULT_SECONDS; else one round, in
+# ``make test`` with one service paused, in ``make soak`` with every one.
+ROUNDS = (
+    ["random"]
+    if FAULT_SECONDS > 0
+    else ["one-pause", pytest.param("every-pause", marks=pytest.mark.soak)]
+)
+
+
+@pytest.mark.parametrize("faults_round", ROUNDS)
 async def test_no_acknowledged_move_is_lost_under_kills_pauses_and_restarts(
-    tmp_path, record_property
+    tmp_path, record_property, faults_round
 ):
     started = time.monotonic()
     fleet = Fleet(tmp_path)
@@ -485,10 +512,10 @@ async def test_no_acknowledged_move_is_lost_under_kills_pauses_and_restarts(
             ]
             faults = Faults(fleet, load)
             await faults.progress(len(drivers))
-            if FAULT_SECONDS > 0:
+            if faults_round == "random":
                 await faults.random_until(time.monotonic() + FAULT_SECONDS, random.Random(7))
             else:
-                await faults.one_round()
+                await faults.one_round(pause_every=faults_round == "every-pause")
             faulted_at = time.monotonic()
 
             # No more faults: every game is played on to its end, the watchers catch up.

@@ -10,8 +10,9 @@ or a client-error status with a google.rpc.ErrorInfo whose reason the contract l
 stay SERVING; a refused SubmitMove changes neither the game's version nor any seat's
 view, and no other call moves the game at all.
 
-``make test`` runs a fixed set of examples (derandomized); ``make fuzz FUZZ_SECONDS=600``
-runs fresh ones for that long (TABLETOP_FUZZ_SECONDS). The calls made are counted per
+``make test`` runs a fixed set of examples (derandomized, 15 per test), ``make soak`` a
+larger one (100, TABLETOP_FUZZ_EXAMPLES); ``make fuzz FUZZ_SECONDS=600`` runs fresh ones
+for that long (TABLETOP_FUZZ_SECONDS). The calls made are counted per
 service and printed at the end of the run.
 """
 

@@ -1,17 +1,21 @@
 """The five boards drawn as SVG, in Chromium against ``make run``'s processes: a person plays
-each game (Shén with teams) against easy bots to its end (Glow's second journey board
-only past its photograph),
-clicking the board's targets wherever the chosen move has a place there and the move list
-only for the others; every legal move is a target or in the list, and a target names its
-moves exactly as the list does; a spectator's board (its text, titles and labels) holds
-nothing the spectator's view hides; targets answer the keyboard; each board is
-photographed mid-game at desktop and phone sizes (TABLETOP_WEB_DOCS=1 writes
-docs/board-<game>.png)."""
+each game (Shén with teams) against easy bots, clicking the board's targets wherever the
+chosen move has a place there and the move list only for the others; every legal move is
+a target or in the list, and a target names its moves exactly as the list does; every kind
+of place the board offers is clicked at least once (a move of a kind not clicked yet is
+chosen first), a place with several moves through its chooser, and a move only listed
+from the list. ``make test`` plays The Channeling and Shén to their end and the other
+boards for a bounded run (past the photograph, until every kind of place offered so far
+has been clicked); ``make soak`` plays every board to its end. A spectator's board (its
+text, titles and labels) holds nothing the spectator's view hides; targets answer the
+keyboard; each board is photographed mid-game at desktop and phone sizes
+(TABLETOP_WEB_DOCS=1 writes docs/board-<game>.png)."""
 
 from __future__ import annotations
 
 import os
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +30,8 @@ from tests.web.test_pages import bearer, seen_by, stub
 pytestmark = pytest.mark.browser
 
 MAX_DECISIONS = 1500
+# A bounded run's least length (make test): a few rounds of each game, past its photograph.
+BOUNDED_DECISIONS = 30
 PHONE = {"width": 390, "height": 844}
 
 
@@ -40,19 +46,35 @@ class Table:
     checks: tuple[str, ...] = ()  # checkbox options
     selects: dict[str, str] = field(default_factory=dict)  # enum options: value number
     shot_at: int = 12  # the decision the mid-game screenshots are taken at
-    # Played to its end; else only past its photograph (a second board of a game already
-    # played to its end, kept short for make test's time).
-    to_the_end: bool = True
 
 
+CHANNELING = Table("channeling", "board-channeling", shot_at=9)
+SHRINE = Table("shrine", "board-shrine", checks=("radiant_shapes",), shot_at=14)
+# Short games (the house rule's round limits) keep the soak's time.
+RESARCANA = Table("resarcana", "board-resarcana", options={"round_limit": "6"}, shot_at=30)
+GLOW = Table("glow", "board-glow", selects={"board": "1"}, shot_at=30)
+ARCHIPELAGO = Table("glow", "board-glow-archipelago", selects={"board": "2"}, shot_at=30)
+SHEN = Table(
+    "shen", "board-shen", players=4, options={"round_limit": "5", "teams": "2"}, shot_at=10
+)
+
+
+def _case(table: Table, to_the_end: bool):
+    """A table played to its end (the soak's, unless the game is one make test ends) or
+    for a bounded run."""
+    name = table.docs.removeprefix("board-")
+    if not to_the_end:
+        return pytest.param(table, False, id=f"{name}-bounded")
+    soak = () if table in (CHANNELING, SHEN) else (pytest.mark.soak,)
+    return pytest.param(table, True, id=name, marks=soak)
+
+
+# make test: The Channeling and Shén (the shortest games) to their end, the others bounded.
 TABLES = [
-    Table("channeling", "board-channeling", shot_at=9),
-    Table("shrine", "board-shrine", checks=("radiant_shapes",), shot_at=14),
-    # Short games (the house rule's round limits) keep make test's time.
-    Table("resarcana", "board-resarcana", options={"round_limit": "6"}, shot_at=30),
-    Table("glow", "board-glow", selects={"board": "1"}, shot_at=30),
-    Table("glow", "board-glow-archipelago", selects={"board": "2"}, shot_at=30, to_the_end=False),
-    Table("shen", "board-shen", players=4, options={"round_limit": "5", "teams": "2"}, shot_at=10),
+    _case(CHANNELING, True),
+    _case(SHEN, True),
+    *(_case(t, False) for t in (SHRINE, RESARCANA, GLOW, ARCHIPELAGO)),
+    *(_case(t, True) for t in (SHRINE, RESARCANA, GLOW, ARCHIPELAGO)),
 ]
 
 
@@ -130,6 +152,31 @@ def test_check_targets_catches_a_target_that_names_another_move():
             check_targets(moves, bad)
 
 
+def test_choose_makes_each_kind_of_place_offered_first():
+    """Control of choose() and kind_of, without a browser: a kind of place, a chooser and
+    the list not made yet are chosen before any other move; then any move may be."""
+    assert [kind_of(p) for p in ("c3", "d13", "hand:12", "offering", "v:4-5")] == [
+        "cell", "cell", "hand", "offering", "v"
+    ]  # fmt: skip
+    moves = {0: "a", 1: "b", 2: "c", 3: "d", 4: "e"}
+    where = {
+        0: {"place": "c3", "moves": [0]},
+        1: {"place": "c4", "moves": [1]},
+        2: {"place": "hand:7", "moves": [2, 3]},
+        3: {"place": "hand:7", "moves": [2, 3]},
+    }  # 4 is only in the list
+    tally = Tally(places={"cell"})
+    rng = random.Random(1)
+    assert choose(rng, moves, where, tally) in (2, 3, 4)  # the chooser or the list first
+    assert tally.offered == {"cell", "chooser", "list"}
+    tally.chooser, tally.places = 1, {"cell", "hand"}
+    assert choose(rng, moves, where, tally) == 4  # the list, the last kind not made
+    assert tally.unmade() == {"list"}
+    tally.listed = 1
+    assert not tally.unmade()
+    assert {choose(rng, moves, where, tally) for _ in range(60)} == set(moves)
+
+
 def shoot(page, path: Path) -> None:
     """The board alone (the page's sticky bar kept out of the picture)."""
     page.evaluate(
@@ -139,32 +186,69 @@ def shoot(page, path: Path) -> None:
     page.locator(".board-area").screenshot(path=str(path))
 
 
+CELL = re.compile(r"[a-z]\d+")  # a board's cell or field (a2, d13)
+
+
+def kind_of(place: str) -> str:
+    """A kind of place: ``hand:12`` is a hand's, ``c3`` a cell, ``offering`` itself."""
+    return "cell" if CELL.fullmatch(place) else place.split(":")[0]
+
+
 @dataclass
 class Tally:
     board: int = 0
     listed: int = 0
     chooser: int = 0
-    places: set[str] = field(default_factory=set)
+    places: set[str] = field(default_factory=set)  # the kinds of place clicked
+    offered: set[str] = field(default_factory=set)  # ... and offered ("list", "chooser" too)
+    decisions: int = 0
     shot: bool = False  # the mid-game photographs were taken
+
+    def made(self) -> set[str]:
+        used = {"list": self.listed, "chooser": self.chooser}
+        return self.places | {kind for kind, times in used.items() if times}
+
+    def unmade(self) -> set[str]:
+        """The kinds offered at some decision and not made yet."""
+        return self.offered - self.made()
+
+
+def choose(rng: random.Random, moves: dict[int, str], where: dict[int, dict[str, Any]],
+           tally: Tally) -> int:  # fmt: skip
+    """A move at random, of a kind offered and not made yet if there is one: so each kind
+    of place, a chooser and the list are each used as soon as the board offers them."""
+    kinds = {
+        i: "list" if i not in where
+        else "chooser" if len(where[i]["moves"]) > 1 and tally.chooser == 0
+        else kind_of(where[i]["place"])
+        for i in moves
+    }  # fmt: skip
+    tally.offered |= set(kinds.values())
+    new = sorted(i for i, kind in kinds.items() if kind in tally.unmade())
+    return rng.choice(new or sorted(moves))
 
 
 def play_on_the_board(
-    page, rng: random.Random, seat_name: str, shot=None, stop_after_shot: bool = False
+    page, rng: random.Random, seat_name: str, shot=None, bounded: bool = False
 ) -> Tally:
-    """Choose a legal move at random each time there is one; make it on the board where it
-    has a place (through the chooser when the place has several), else from the list."""
+    """Choose a legal move each time there is one (see ``choose``); make it on the board
+    where it has a place (through the chooser when the place has several), else from the
+    list. To the end; or, ``bounded``, until past the photograph and BOUNDED_DECISIONS
+    with every kind offered so far made."""
     tally = Tally()
     decisions = 0
     while True:
         page.wait_for_selector(".outcome, .move-list button.move:not([disabled])", timeout=30_000)
         if page.locator(".outcome").count():
             return tally
+        if bounded and tally.shot and decisions >= BOUNDED_DECISIONS and not tally.unmade():
+            return tally
         version = int(page.get_attribute(".page.game", "data-version") or "0")
         moves = listed(page)
         if not moves:
             continue
         where = check_targets(moves, targets(page))
-        index = rng.choice(sorted(moves))
+        index = choose(rng, moves, where, tally)
         label = moves[index]
         target = where.get(index)
         if target is not None:
@@ -179,11 +263,12 @@ def play_on_the_board(
                 chooser.locator(f"button.choice[data-index='{index}']").click()
                 tally.chooser += 1
             tally.board += 1
-            tally.places.add(target["place"].split(":")[0])
+            tally.places.add(kind_of(target["place"]))
         else:
             page.locator(f".move-list button.move[data-index='{index}']").click()
             tally.listed += 1
         decisions += 1
+        tally.decisions = decisions
         assert decisions <= MAX_DECISIONS, "the game did not end"
         page.wait_for_function(
             "v => Number(document.querySelector('.page.game')?.dataset.version) > v"
@@ -203,8 +288,6 @@ def play_on_the_board(
         if shot is not None and decisions == shot[0]:
             shot[1]()
             tally.shot = True
-            if stop_after_shot:
-                return tally
 
 
 def folder(tmp_path: Path) -> Path:
@@ -257,8 +340,8 @@ def photograph(browser, page, app, table: Table, tmp_path: Path) -> None:
             context.close()
 
 
-@pytest.mark.parametrize("table", TABLES, ids=[t.docs.removeprefix("board-") for t in TABLES])
-def test_a_person_plays_to_the_end_on_the_board(app, pages, browser, tmp_path, table):
+@pytest.mark.parametrize(("table", "to_the_end"), TABLES)
+def test_a_person_plays_to_the_end_on_the_board(app, pages, browser, tmp_path, table, to_the_end):
     page = pages()
     started = time.monotonic()
     create(page, app, table)
@@ -269,20 +352,28 @@ def test_a_person_plays_to_the_end_on_the_board(app, pages, browser, tmp_path, t
         random.Random(table.docs),
         you,
         shot=(table.shot_at, lambda: photograph(browser, page, app, table, tmp_path)),
-        stop_after_shot=not table.to_the_end,
+        bounded=not to_the_end,
     )
     assert tally.shot, f"the game ended before decision {table.shot_at}, unphotographed"
-    if table.to_the_end:
+    ended = page.locator(".outcome").count() > 0
+    if to_the_end or ended:
         assert "Game over" in page.inner_text(".outcome")
         assert page.get_attribute(".page.game", "data-status") == "finished"
         assert page.locator(".board-area .target").count() == 0  # nothing to click once over
         shoot(page, folder(tmp_path) / f"{table.docs}-end.png")
     total = tally.board + tally.listed
     print(
-        f"{table.docs}: {total} moves, {tally.board} on the board ({tally.chooser} through a"
-        f" chooser; places: {', '.join(sorted(tally.places))}), {tally.listed} from the list,"
-        f" in {time.monotonic() - started:.0f} s"
+        f"{table.docs}: {total} moves{'' if ended else ' (bounded)'}, {tally.board} on the"
+        f" board ({tally.chooser} through a chooser; places: {', '.join(sorted(tally.places))}),"
+        f" {tally.listed} from the list, in {time.monotonic() - started:.0f} s"
     )
+    # A bounded run ends only once every kind of place offered so far was clicked, a
+    # chooser and the list used if offered (choose() picks those first; in a whole game a
+    # kind offered once, when another new one was chosen, may stay unmade: said here).
+    assert to_the_end or ended or not tally.unmade(), tally
+    if tally.unmade():
+        print(f"offered and not made before the end: {sorted(tally.unmade())}")
+    assert tally.places, tally
     # Many moves have a place on the board (at random, a short game of Shén can draw more
     # of the moves with none, such as ending a phase: every move with a place was made on
     # the board all the same, as check_targets saw at each decision).

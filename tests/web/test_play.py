@@ -1,6 +1,10 @@
 """A person plays each of the five games in the browser against an easy bot, to the end,
 only by clicking: the lobby's form, then one of the listed moves each time it is their
-turn, until the outcome shows."""
+turn, until the outcome shows.
+
+``make test`` plays Shrine, Glow and a short Res Arcana Duo (a round limit of 6); The
+Channeling and Shén, which tests/web/test_boards.py plays to the end in ``make test``, and
+Res Arcana Duo's longer game are ``make soak``'s."""
 
 from __future__ import annotations
 
@@ -17,6 +21,15 @@ pytestmark = pytest.mark.browser
 # house rule each game's Options offers; bots and load tests use it too).
 SHORT = {"resarcana": {"round_limit": "20"}, "shen": {"round_limit": "12"}}
 MAX_DECISIONS = 1500
+SOAK = pytest.mark.soak
+GAMES = [
+    pytest.param("channeling", SHORT.get("channeling"), id="channeling", marks=SOAK),
+    pytest.param("shrine", None, id="shrine"),
+    pytest.param("resarcana", {"round_limit": "6"}, id="resarcana-6-rounds"),
+    pytest.param("resarcana", SHORT["resarcana"], id="resarcana", marks=SOAK),
+    pytest.param("glow", None, id="glow"),
+    pytest.param("shen", SHORT["shen"], id="shen", marks=SOAK),
+]
 
 
 def create_table(page, app, game: str, name: str = "Ann", options: dict[str, str] | None = None,
@@ -58,11 +71,13 @@ def play_to_the_end(page, rng: random.Random, limit: int = MAX_DECISIONS) -> int
         assert not page.locator(".notice.error").count(), page.inner_text(".notice.error")
 
 
-@pytest.mark.parametrize("game", ["channeling", "shrine", "resarcana", "glow", "shen"])
-def test_a_person_plays_a_whole_game_against_an_easy_bot_by_clicking(app, pages, tmp_path, game):
+@pytest.mark.parametrize(("game", "options"), GAMES)
+def test_a_person_plays_a_whole_game_against_an_easy_bot_by_clicking(
+    app, pages, tmp_path, game, options
+):
     page = pages()
     started = time.monotonic()
-    create_table(page, app, game, options=SHORT.get(game))
+    create_table(page, app, game, options=options)
     assert "You play" in page.inner_text(".you-are")
     seats = page.locator(".seats .seat").all_inner_texts()
     assert any("(you)" in s for s in seats) and any("Bot (easy)" in s for s in seats), seats
