@@ -119,7 +119,7 @@ async def test_players_split_across_two_replicas_are_all_paired_once(claimed, mo
     n = 100 if claimed else 20
     if not claimed:
         monkeypatch.setattr(store_pool, "CLAIM", "")
-        monkeypatch.setattr(store_pool, "MARK_ONLY_UNMATCHED", "")
+        monkeypatch.setattr(store_pool, "GUARDED", False)
     pool = own_pool()
     names = ids(n)
     async with replica() as (one, channel_one), replica() as (two, channel_two):
