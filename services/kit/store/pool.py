@@ -71,6 +71,13 @@ CLAIM = " FOR UPDATE SKIP LOCKED"
 # Only a waiting row is proposed, and a group is seated only while its match stands
 # with every member in it: a test's control switches both off (a player seated twice).
 GUARDED = True
+# A group is seated only while its match stands with every member in it: a test's
+# control switches it off (a player who left during the table's creation is seated).
+SEAT_ONLY_STANDING = True
+# A match accepted but never seated (its maker died around the table's creation) is
+# seated by the next round, under the same id: a test's control dissolves it instead
+# (the players are matched again, and the first table is left to nobody).
+RECOVER = True
 
 MATCHED_KEPT = 3600.0  # seconds a matched row outlives its stale heartbeat
 
@@ -343,7 +350,7 @@ class PostgresPool:
                 (game_type, accept_before, accept_before),
             )
             for stuck in await cur.fetchall():
-                if stuck[4] is not None:
+                if stuck[4] is not None and RECOVER:
                     done.ready.append(_proposal(stuck))
                     continue
                 await conn.execute(
@@ -466,7 +473,7 @@ class PostgresPool:
         when another replica completed it already."""
         players = {s["player"]: i for i, s in enumerate(group.seats) if "player" in s}
         async with self._connection() as conn, conn.transaction():
-            if not GUARDED:  # a test's control: every member seated, whatever happened
+            if not (GUARDED and SEAT_ONLY_STANDING):  # a control: seated, whatever happened
                 marks = []
                 for player, seat in players.items():
                     cur = await conn.execute(
