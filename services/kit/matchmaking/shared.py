@@ -90,6 +90,7 @@ class SharedMatchmaker(Matchmaker):
         self.store = manager.store
         self.holder = uuid.uuid4().hex  # this replica, in the rows it holds
         self._streams: dict[str, Waiter] = {}  # stream id: the waiter it serves
+        self._joining: dict[str, Waiter] = {}  # streams whose row is being written
         self._joined: dict[str, float] = {}  # stream id: when its player joined
         self._beater: asyncio.Task[None] | None = None
         self._sizes: dict[str, int] = {}
@@ -117,10 +118,15 @@ class SharedMatchmaker(Matchmaker):
             player, name, text, rating.mu, rating.sigma, _bots(ask.bots), now, self.holder,
             stream, now,
         )  # fmt: skip
-        self._streams[stream] = waiter
+        self._joining[stream] = waiter
         self._joined[stream] = now
         try:
             await self.store.pool_join(self.info.name, row)
+            # Held (read at each tick) only once its row is written: a tick reading the
+            # row this FindMatch replaces (a client asking again) would take it for a
+            # newer stream's and end this one MATCH_REPLACED.
+            self._streams[stream] = waiter
+            self._joining.pop(stream, None)
             await self._match()
             await self._measure()
             self._tick()
@@ -136,6 +142,7 @@ class SharedMatchmaker(Matchmaker):
         finally:
             waiter.open = False
             self._streams.pop(stream, None)
+            self._joining.pop(stream, None)
             self._joined.pop(stream, None)
             if not waiter.result.done():
                 waiter.result.cancel()
@@ -227,7 +234,8 @@ class SharedMatchmaker(Matchmaker):
         groups this completes are seated here."""
         if not ACCEPT:
             return
-        open_streams = [s for s, w in self._streams.items() if w.open]
+        held = {**self._joining, **self._streams}
+        open_streams = [s for s, w in held.items() if w.open]
         done = await self.store.pool_accept(self.info.name, self.holder, open_streams, self.clock())
         for _ in range(done.dissolved):
             pool_metrics.dissolved(self.info.name, "left")
@@ -257,7 +265,8 @@ class SharedMatchmaker(Matchmaker):
         by_player: dict[str, PoolRow] = {}
         for row in rows:
             key = self._key_of(row.pool_key)
-            if key is None or (row.holder == self.holder and row.stream not in self._streams):
+            ours = self._streams.get(row.stream) or self._joining.get(row.stream)
+            if key is None or (row.holder == self.holder and ours is None):
                 continue  # unreadable, or a stream of ours that just closed (its row goes)
             entry = Entry(row.player, Rating(row.mu, row.sigma), row.joined_at, _bot_fill(row.bots))
             pools.add(key, entry)
@@ -272,7 +281,8 @@ class SharedMatchmaker(Matchmaker):
                     continue
                 row = by_player[s.player]
                 seats.append({"player": s.player, "name": row.name, "joined_at": row.joined_at})
-                waiter = self._streams.get(row.stream) if row.holder == self.holder else None
+                held = self._streams.get(row.stream) or self._joining.get(row.stream)
+                waiter = held if row.holder == self.holder else None
                 mine = waiter is not None and waiter.open
                 members.append(Member(s.player, row.stream, seat, mine or not ACCEPT))
             groups.append(Proposal(new_game_id(), key_text(key), seats, match.rated, members))
@@ -325,7 +335,7 @@ class SharedMatchmaker(Matchmaker):
             bots = any("bot" in s for s in group.seats)
             pool_metrics.seated(self.info.name, key, group.rated, bots, waits)
         for mark in marks:  # this replica's own players hear at once
-            waiter = self._streams.get(mark.stream)
+            waiter = self._streams.get(mark.stream) or self._joining.get(mark.stream)
             if waiter is not None and not waiter.result.done():
                 waiter.result.set_result(Found(mark.game_id, mark.seat, mark.rated))
 
