@@ -23,10 +23,13 @@ games each: the median shown rating and sigma of the players of average skill (w
 **through the service** (``python -m bench --only matchmaking``; here ``--service``):
 a Channeling service in this process on a SQLite store, ``--service-players`` players
 (of mixed ratings, written to its store first) each opening a FindMatch stream over gRPC
-at a random moment of ``--service-seconds`` real seconds. Printed: tables made per
-second, and for each table the wait from the second player's FindMatch to both having
-MatchFound (p50, p99). Then the rating update's cost inside the store's transaction:
-the finishing append of a rated table against the same append without its rating.
+at a random moment of ``--service-seconds`` real seconds; with ``--service-postgres
+URL``, two replicas sharing the pool on PostgreSQL (the accept step), the streams
+alternating between them. Printed: tables made (within the arrivals, per second, and
+when the last was), and for each table the wait from the second player's FindMatch to
+both having MatchFound (p50, p99). Then the rating update's cost inside the store's
+transaction: the finishing append of a rated table against the same append without its
+rating, wall and CPU, and the rating's parts alone.
 
 Figures, never pass/fail; the waits depend only on the seed, the costs on the machine.
 """
@@ -209,9 +212,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--service", action="store_true", help="only the service figures")
     parser.add_argument("--service-players", type=int, default=1000)
     parser.add_argument("--service-seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--service-postgres",
+        default="",
+        help="a PostgreSQL URL: two replicas sharing the pool there (in a schema of the"
+        " bench's own) instead of one service on SQLite",
+    )
     args = parser.parse_args(argv)
     if args.service:
-        section(False, args.service_players, args.service_seconds, args.seed)
+        section(False, args.service_players, args.service_seconds, args.seed, args.service_postgres)
         return
 
     window = mm.Window()
@@ -281,7 +290,9 @@ def _players() -> tuple[object, Callable[[str], str]]:
     return PlayerPolicy(verifier), sign
 
 
-async def _service_figures(players: int, seconds: float, seed: int, work: str) -> dict:
+async def _service_figures(
+    players: int, seconds: float, seed: int, work: str, postgres: str = ""
+) -> dict:
     import asyncio
 
     import grpc
@@ -295,11 +306,18 @@ async def _service_figures(players: int, seconds: float, seed: int, work: str) -
 
     rng = random.Random(seed)
     spec = GameService.load(registry.by_name("channeling"))
-    store = open_store(f"sqlite:///{work}/match.db?synchronous=normal")
-    manager = GameManager(spec.engine, store, metrics=GameMetrics("channeling"))
+    # SQLite: one process. PostgreSQL: two replicas sharing the pool (the accept step),
+    # the players' streams alternating between them.
+    urls = [postgres, postgres] if postgres else [f"sqlite:///{work}/match.db?synchronous=normal"]
+    stores = [open_store(url) for url in urls]
+    store = stores[0]
     policy, sign = _players()
-    manager.players = policy  # type: ignore[assignment]
-    await manager.start()
+    managers = []
+    for each in stores:
+        manager = GameManager(spec.engine, each, metrics=GameMetrics("channeling"))
+        manager.players = policy  # type: ignore[assignment]
+        await manager.start()
+        managers.append(manager)
     ids = [f"bench-player-{i:05d}" for i in range(players)]
     tokens = {p: sign(p) for p in ids}
     await store.replace_ratings(  # type: ignore[attr-defined]
@@ -311,25 +329,30 @@ async def _service_figures(players: int, seconds: float, seed: int, work: str) -
         ],
         time.time(),
     )  # fmt: skip
-    server, port, _ = create_server("127.0.0.1:0", spec, manager, access_log=False)
-    await server.start()
+    servers = [create_server("127.0.0.1:0", spec, m, access_log=False) for m in managers]
+    for server, _, _ in servers:
+        await server.start()
     pb2 = spec.pb2
     asked: dict[str, float] = {}
     found: dict[str, tuple[str, float]] = {}
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            call = channel.unary_stream(
-                f"/{spec.name}/FindMatch",
-                request_serializer=pb2.FindMatchRequest.SerializeToString,
-                response_deserializer=pb2.FindMatchResponse.FromString,
-            )
+        channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _, port, _ in servers]
+        try:
+            calls = [
+                channel.unary_stream(
+                    f"/{spec.name}/FindMatch",
+                    request_serializer=pb2.FindMatchRequest.SerializeToString,
+                    response_deserializer=pb2.FindMatchResponse.FromString,
+                )
+                for channel in channels
+            ]
             arrivals = sorted(rng.uniform(0, seconds) for _ in ids)
             start = time.perf_counter()
 
             async def one(player: str, at: float) -> None:
                 await asyncio.sleep(max(0.0, start + at - time.perf_counter()))
                 asked[player] = time.perf_counter()
-                stream = call(
+                stream = calls[len(asked) % len(calls)](
                     pb2.FindMatchRequest(),
                     metadata=(("authorization", f"Bearer {tokens[player]}"),),
                 )
@@ -343,9 +366,14 @@ async def _service_figures(players: int, seconds: float, seed: int, work: str) -
             for task in pending:
                 task.cancel()
             elapsed = time.perf_counter() - start
+        finally:
+            for channel in channels:
+                await channel.close()
     finally:
-        await server.stop(0)
-        await store.close()
+        for server, _, _ in servers:
+            await server.stop(0)
+        for each in stores:
+            await each.close()
     tables: dict[str, list[str]] = {}
     for player, (game_id, _) in found.items():
         tables.setdefault(game_id, []).append(player)
@@ -360,40 +388,91 @@ async def _service_figures(players: int, seconds: float, seed: int, work: str) -
         "tables": len(tables),
         "matched_players": len(found),
         "tables_per_second": len(tables) / elapsed if elapsed else 0.0,
+        "elapsed_seconds": elapsed,
+        "tables_in_arrivals": sum(
+            1 for pair in tables.values() if max(found[p][1] for p in pair) - start <= seconds
+        ),
+        "store": "postgres, two replicas" if postgres else "sqlite",
         "wait_p50_ms": _percentile(waits, 0.5) * 1e3,
         "wait_p99_ms": _percentile(waits, 0.99) * 1e3,
     }
 
 
 async def _store_rating_cost(games: int, work: str) -> dict:
-    """Milliseconds per finishing append with and without its rating (SQLite)."""
+    """Per finishing append, with and without its rating (SQLite): wall milliseconds and
+    CPU microseconds (process time: the store's writer thread included), each the better
+    of two alternating rounds; then the rating's parts on their own: openskill's update
+    of two newcomers, and the kit's ``RatingJob.rate`` (the ranks, the model, the new
+    standings)."""
+    from openskill.models import PlackettLuce
+
     from services.kit.ratings.job import RatingJob
     from services.kit.store import GameRecord, MoveRecord, open_store
 
     shape = _shape("channeling", "2p")
     store = open_store(f"sqlite:///{work}/cost.db?synchronous=normal")
-    per: dict[str, float] = {}
+    wall: dict[str, float] = {}
+    cpu: dict[str, float] = {}
+
+    def job_of(gid: str, g: int) -> RatingJob:
+        return RatingJob(
+            gid, shape, (f"a{g % 50}", f"b{g % 37}"), ("A", "B"), Outcome((1, 0), (0,), "RULES")
+        )
+
     try:
-        for label in ("without rating", "with rating"):
-            ids = [f"{label.split()[0]}-{g}" for g in range(games)]
-            for gid in ids:
-                await store.create(GameRecord(gid, "channeling", 2, {}, 1, ("", ""), 0.0))
-            start = time.perf_counter()
-            for g, gid in enumerate(ids):
-                job = RatingJob(
-                    gid, shape, (f"a{g % 50}", f"b{g % 37}"), ("A", "B"),
-                    Outcome((1, 0), (0,), "RULES"),
-                ) if label == "with rating" else None  # fmt: skip
-                await store.append(
-                    gid, MoveRecord(1, 0, "@resign", applied_at=1.0, finished=True, rating=job)
-                )
-            per[label] = (time.perf_counter() - start) / games * 1e3
+        for round_ in range(2):
+            for label in ("without rating", "with rating"):
+                ids = [f"{label.split()[0]}-{round_}-{g}" for g in range(games)]
+                for gid in ids:
+                    await store.create(GameRecord(gid, "channeling", 2, {}, 1, ("", ""), 0.0))
+                start, cpu_start = time.perf_counter(), time.process_time()
+                for g, gid in enumerate(ids):
+                    job = job_of(gid, g) if label == "with rating" else None
+                    await store.append(
+                        gid, MoveRecord(1, 0, "@resign", applied_at=1.0, finished=True, rating=job)
+                    )
+                w = (time.perf_counter() - start) / games * 1e3
+                c = (time.process_time() - cpu_start) / games * 1e6
+                wall[label] = min(wall.get(label, w), w)
+                cpu[label] = min(cpu.get(label, c), c)
     finally:
         await store.close()
-    return {"append_ms": per, "rating_ms": per["with rating"] - per["without rating"]}
+    model = PlackettLuce()
+    start = time.process_time()
+    for _ in range(games):
+        model.rate([[model.rating()], [model.rating()]], ranks=[1.0, 2.0])
+    openskill_us = (time.process_time() - start) / games * 1e6
+    job = job_of("alone", 0)
+    start = time.process_time()
+    for _ in range(games):
+        job.rate({})
+    job_us = (time.process_time() - start) / games * 1e6
+    return {
+        "append_ms": wall,
+        "rating_ms": wall["with rating"] - wall["without rating"],
+        "append_cpu_us": cpu,
+        "rating_cpu_us": cpu["with rating"] - cpu["without rating"],
+        "openskill_cpu_us": openskill_us,
+        "job_rate_cpu_us": job_us,
+    }
 
 
-def section(quick: bool = False, players: int = 0, seconds: float = 0.0, seed: int = 1) -> dict:
+def _bench_schema(base: str) -> str:
+    """A fresh schema of the bench's own on ``base`` (its ratings are replaced)."""
+    import uuid
+
+    import psycopg
+
+    name = "bench_match_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options=-csearch_path%3D{name}"
+
+
+def section(
+    quick: bool = False, players: int = 0, seconds: float = 0.0, seed: int = 1, postgres: str = ""
+) -> dict:
     """The service figures, printed and returned (``python -m bench --only matchmaking``)."""
     import asyncio
     import tempfile
@@ -401,20 +480,27 @@ def section(quick: bool = False, players: int = 0, seconds: float = 0.0, seed: i
     players = players or (200 if quick else 1000)
     seconds = seconds or (10.0 if quick else 60.0)
     with tempfile.TemporaryDirectory(prefix="bench-match-") as work:
-        figures = asyncio.run(_service_figures(players, seconds, seed, work))
+        url = _bench_schema(postgres) if postgres else ""
+        figures = asyncio.run(_service_figures(players, seconds, seed, work, url))
         cost = asyncio.run(_store_rating_cost(100 if quick else 500, work))
     figures["store_rating"] = cost
     print(
-        f"matchmaking through the service: {players} players over {seconds:g} s,"
-        f" {figures['tables']} tables ({figures['tables_per_second']:.1f}/s),"
+        f"matchmaking through the service ({figures['store']}): {players} players over"
+        f" {seconds:g} s, {figures['matched_players']} matched, {figures['tables']} tables"
+        f" ({figures['tables_in_arrivals']} within the arrivals' {seconds:g} s,"
+        f" {figures['tables_in_arrivals'] / seconds:.1f}/s; the last at"
+        f" {figures['elapsed_seconds']:.0f} s),"
         f" second FindMatch to both matched p50 {figures['wait_p50_ms']:.1f} ms,"
         f" p99 {figures['wait_p99_ms']:.1f} ms",
         flush=True,
     )
     print(
         f"rating in the finishing append (SQLite): {cost['append_ms']['without rating']:.2f}"
-        f" ms without, {cost['append_ms']['with rating']:.2f} ms with:"
-        f" {cost['rating_ms']:.2f} ms a game",
+        f" ms without, {cost['append_ms']['with rating']:.2f} ms with (wall);"
+        f" CPU {cost['append_cpu_us']['without rating']:.0f} µs without,"
+        f" {cost['append_cpu_us']['with rating']:.0f} µs with:"
+        f" {cost['rating_cpu_us']:.0f} µs a game; alone: openskill"
+        f" {cost['openskill_cpu_us']:.0f} µs, RatingJob.rate {cost['job_rate_cpu_us']:.0f} µs",
         flush=True,
     )
     return figures

@@ -148,6 +148,60 @@ async def test_a_player_gone_the_moment_of_the_match_puts_the_other_back_first(c
         a.cancel()
 
 
+@pytest.mark.parametrize("recheck", [True, False], ids=["cancelled", "control-seated"])
+async def test_a_player_gone_while_the_table_is_made_has_it_cancelled(recheck, monkeypatch):
+    """A leaves while its table with B is being made (the one store write): the table
+    ends at once (abandoned, not rated), B is put back and meets C. Control: without the
+    check after the table, B is seated at a table A never joins."""
+    from services.kit.matchmaking import matcher as matcher_module
+
+    if not recheck:
+        monkeypatch.setattr(matcher_module, "RECHECK_AFTER_TABLE", False)
+    entered, release = asyncio.Event(), asyncio.Event()
+    made: list[str] = []
+    async with service() as (running, channel):
+        create = running.manager.create
+
+        async def held(*args, **kwargs):
+            entered.set()
+            await release.wait()
+            game, tokens = await create(*args, **kwargs)
+            made.append(game.record.game_id)
+            return game, tokens
+
+        monkeypatch.setattr(running.manager, "create", held)
+        matcher = running_matcher(running)
+        a = find(channel, "player-aaa")
+        await first_waiting(a)
+        b = find(channel, "player-bbb")
+        b_found = asyncio.ensure_future(found(b))  # its arrival makes the table
+        await asyncio.wait_for(entered.wait(), 30)
+        a.cancel()
+        for _ in range(600):
+            if "player-aaa" not in matcher._waiters:
+                break
+            await asyncio.sleep(0.05)
+        release.set()
+        monkeypatch.setattr(running.manager, "create", create)
+        if not recheck:
+            got = await asyncio.wait_for(b_found, 30)
+            assert "player-aaa" in {s.player_id for s in got.game.seats}  # nobody takes it
+            return
+        for _ in range(600):
+            table = await running.store.load(made[0]) if made else None
+            if table is not None and table.finished_at is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert table is not None and table.finished_at is not None  # made, then ended
+        game = await running.manager.get(made[0])
+        assert running.manager.outcome(game).reason == "ABANDONED"  # not rated
+        assert not b_found.done()  # put back, waiting
+        c = find(channel, "player-ccc")
+        got_b, got_c = await asyncio.wait_for(asyncio.gather(b_found, found(c)), 30)
+        assert got_b.game_id == got_c.game_id != made[0]
+        assert {s.player_id for s in got_b.game.seats} == {"player-bbb", "player-ccc"}
+
+
 def running_matcher(running):
     """The service's matchmaker (held by its FindMatch handler)."""
     import gc

@@ -2,8 +2,9 @@
 ``tabletop_pool``, services/kit/store/pool.py): players on both meet, each matched
 once; a second FindMatch on the other replica replaces the first; a replica that dies
 drops only its own players. Controls: without ``FOR UPDATE SKIP LOCKED`` and the
-row marking's guard a player is seated twice; without dropping stale rows a live
-player is matched with a dead replica's.
+proposal's guard a player is seated twice; without dropping stale rows a live player
+is held up by a dead replica's (proposed with it, never accepted: tests/matchmaking/
+test_accept.py has the accept step's own tests).
 
 Each test has a PostgreSQL schema of its own, so tests sharing the database, even at
 once, never meet each other's players, and leave no rows behind in anyone's way.
@@ -119,7 +120,7 @@ async def test_players_split_across_two_replicas_are_all_paired_once(claimed, mo
     n = 100 if claimed else 20
     if not claimed:
         monkeypatch.setattr(store_pool, "CLAIM", "")
-        monkeypatch.setattr(store_pool, "MARK_ONLY_UNMATCHED", "")
+        monkeypatch.setattr(store_pool, "GUARDED", False)
     pool = own_pool()
     names = ids(n)
     async with replica() as (one, channel_one), replica() as (two, channel_two):
@@ -209,8 +210,11 @@ async def test_a_dead_replicas_players_vanish_and_the_others_are_still_matched(
         a = find(channel_two, alive, time_control=pool)
         if not dropped:
             try:
-                got = await asyncio.wait_for(found(a), 30)  # seated with the dead stream
-                assert ghost in {s.player_id for s in got.game.seats}
+                # The dead stream's row is kept: the live player is proposed with it again
+                # and again (its dead replica never accepts) and gets no table.
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(found(a), 3)
+                assert await games_held([ghost, alive]) == {}
             finally:
                 await drop_rows([ghost])
             return

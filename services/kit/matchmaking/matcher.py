@@ -7,7 +7,9 @@ entry: a second FindMatch replaces the first, whose stream ends MATCH_REPLACED. 
 entry leaves the pool when matched (matched once) or when its stream closes. Before a
 match becomes a table every one of its players' streams is checked: a player who left
 the moment the match was made is dropped and the others are put back first, with their
-join times, so no table is made that nobody joins.
+join times, so no table is made that nobody joins. One who leaves while the table is
+being made (its one store write) has the table cancelled at once (abandoned, not rated)
+and the others put back the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import structlog
 
 from services.kit import table as tables
 from services.kit.matchmaking import metrics as pool_metrics
+from services.kit.matchmaking.cancel import cancel_table
 from services.kit.matchmaking.pool import Bot, BotFill, Entry, Match
 from services.kit.matchmaking.pools import PoolFull, PoolKey, Pools
 from services.kit.matchmaking.settings import MatchSettings
@@ -31,6 +34,9 @@ from services.kit.ratings.errors import PoolFull as PoolFullError
 from services.kit.ratings.scale import Rating
 
 _log = structlog.get_logger("matchmaking")
+
+# The streams are checked again once the table is made: a test's control switches it off.
+RECHECK_AFTER_TABLE = True
 
 
 @dataclass(frozen=True)
@@ -193,6 +199,14 @@ class Matchmaker:
             self.pools.put_back(key, list(match.entries))
             pool_metrics.dissolved(self.info.name, "failed")
             _log.warning("match_table_failed", error=str(exc))
+            return
+        waiters = [self._waiters.get(e.player) for e in match.entries]
+        gone = self._gone(match, waiters) if RECHECK_AFTER_TABLE else []
+        if gone:
+            # Someone left while the table was being made: nobody is left at it.
+            await cancel_table(self.manager, game.record.game_id)
+            self.pools.put_back(key, [e for e in match.entries if e not in gone])
+            pool_metrics.dissolved(self.info.name, "left")
             return
         pool_metrics.matched(self.info.name, key, match)
         for seat, s in enumerate(match.seats):

@@ -25,8 +25,9 @@ MATCHES = Counter(
 )
 DISSOLVED = Counter(
     "tabletop_matches_dissolved_total",
-    "Matches not made into a table: a player left the moment it was made, or the table "
-    "could not be created; the others were put back first",
+    "Matches not made into a table: a player left the moment it was made (or while its "
+    "table was made: the table cancelled), its replicas did not accept it in time, or the "
+    "table could not be created; the others were put back first",
     ["game", "why"],
 )
 
@@ -42,7 +43,7 @@ def start(info: GameInfo) -> None:
             POOL_WAIT.labels(info.name, shape.name, _rated(rated))
             MATCHES.labels(info.name, shape.name, _rated(rated), "false")
         MATCHES.labels(info.name, shape.name, "false", "true")
-    for why in ("left", "failed"):
+    for why in ("left", "failed", "timeout"):
         DISSOLVED.labels(info.name, why)
 
 
@@ -56,8 +57,12 @@ def sizes(info: GameInfo, by_shape: dict[tuple[str, bool], int]) -> None:
 
 def matched(game: str, key: PoolKey, match: Match) -> None:
     bots = len(match.entries) < len(match.seats)
-    MATCHES.labels(game, key.shape.name, _rated(match.rated), "true" if bots else "false").inc()
-    for waited in match.waits():
+    seated(game, key, match.rated, bots, match.waits())
+
+
+def seated(game: str, key: PoolKey, rated: bool, bots: bool, waits: list[float]) -> None:
+    MATCHES.labels(game, key.shape.name, _rated(rated), "true" if bots else "false").inc()
+    for waited in waits:
         POOL_WAIT.labels(game, key.shape.name, _rated(key.rated)).observe(waited)
 
 

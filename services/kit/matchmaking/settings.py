@@ -20,6 +20,10 @@ def settings() -> list[config.Setting]:
           "matchmaking: the widest window, in points (0: no widest)"),
         S("match_tick", "TABLETOP_MATCH_TICK_SECONDS", "0.25", "float",
           "matchmaking: the pools are matched at every arrival and this often"),
+        S("match_accept", "TABLETOP_MATCH_ACCEPT_SECONDS", "5", "float",
+          "matchmaking on PostgreSQL: a group proposed and not accepted by every member's"
+          " replica within this is dissolved; one accepted and not seated is seated by"
+          " any replica"),
         S("pool_max_players", "TABLETOP_POOL_MAX_PLAYERS", "10000", "int",
           "players waiting in this service's pools at most; beyond, POOL_FULL (0: no limit)"),
         S("pool_heartbeat", "TABLETOP_POOL_HEARTBEAT_SECONDS", "2", "float",
@@ -35,14 +39,23 @@ class MatchSettings:
     max_players: int = 10_000
     waiting_every: float = 5.0  # seconds between MatchWaiting messages
     heartbeat: float = 2.0  # the shared pool's heartbeat (PostgreSQL), seconds
+    accept: float = 5.0  # the shared pool's accept step, at most (PostgreSQL), seconds
 
     @classmethod
     def from_config(cls, cfg: config.Config) -> MatchSettings:
         if not cfg.pool_heartbeat > 0:
             raise config.ConfigError("TABLETOP_POOL_HEARTBEAT_SECONDS must be more than 0")
+        if not cfg.match_accept > 0:
+            raise config.ConfigError("TABLETOP_MATCH_ACCEPT_SECONDS must be more than 0")
         most = cfg.match_window_max or math.inf
         window = Window(cfg.match_window_start, cfg.match_window_widen, most)
-        return cls(window, cfg.match_tick, cfg.pool_max_players, heartbeat=cfg.pool_heartbeat)
+        return cls(
+            window,
+            cfg.match_tick,
+            cfg.pool_max_players,
+            heartbeat=cfg.pool_heartbeat,
+            accept=cfg.match_accept,
+        )
 
     @classmethod
     def from_environment(cls) -> MatchSettings:

@@ -4,9 +4,14 @@
 Each replica writes a row for every FindMatch stream it holds and refreshes their
 heartbeats; every tick (and at every arrival) it runs one matching round on the rows
 no other replica is matching (``FOR UPDATE SKIP LOCKED``), with the same pure pools
-as one process, makes the tables and marks the rows in that transaction. Each tick it
-also reads its players' rows: a row marked with a table ends the stream with its
-MatchFound, a row another stream took ends this one MATCH_REPLACED, and a row gone
+as one process, and proposes each group (a match row naming the table's id to be).
+The accept step: each member's replica accepts for its stream while it is open (the
+proposing replica for its own streams at once, the others at their next tick) or
+dissolves the group when it closed; the accept that completes a group seats it: the
+table made under the match's id, then the rows marked in a transaction that checks the
+match still stands (a member gone meanwhile: the table is cancelled). Each tick a
+replica also reads its players' rows: a row marked with a table ends the stream with
+its MatchFound, a row another stream took ends this one MATCH_REPLACED, and a row gone
 (dropped as stale while this replica stalled) is written again.
 """
 
@@ -15,6 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import secrets
+import signal
 import uuid
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
@@ -22,7 +30,9 @@ from typing import Any
 import structlog
 
 from services.kit import table as tables
+from services.kit.errors import Unavailable
 from services.kit.matchmaking import metrics as pool_metrics
+from services.kit.matchmaking.cancel import cancel_table
 from services.kit.matchmaking.matcher import Ask, Found, Matchmaker, Waiter, Waiting, seat_plan
 from services.kit.matchmaking.pool import Bot, BotFill, Entry
 from services.kit.matchmaking.pools import PoolFull, PoolKey, Pools, canonical
@@ -31,11 +41,30 @@ from services.kit.ratings.errors import MatchReplaced
 from services.kit.ratings.errors import PoolFull as PoolFullError
 from services.kit.ratings.rpcs import shape_named
 from services.kit.ratings.scale import Rating
-from services.kit.store.pool import Mark, PoolRow
+from services.kit.store import GameExists, StoreError
+from services.kit.store.pool import Member, PoolRow, Proposal
 
 _log = structlog.get_logger("matchmaking")
 
 STALE_BEATS = 3  # a row this many heartbeats old belongs to a dead or stalled replica
+# The accept step: a test's control switches it off (every member taken as accepted
+# at the proposal, as before the step: a stream gone on another replica is seated).
+ACCEPT = True
+# TEST ONLY: a point of the seating where a test has this process SIGKILL itself
+# (tests/matchmaking/test_replicas_killed.py), named by this variable. Never set it in
+# a deployment.
+FAULT_ENV = "TABLETOP_TEST_MATCH_FAULT"
+
+
+def fault_point(name: str) -> None:
+    """TEST ONLY: die here, as a crash would, when FAULT_ENV names this point."""
+    if os.environ.get(FAULT_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def new_game_id() -> str:
+    """A table's id, chosen when its group is proposed (as the manager chooses one)."""
+    return secrets.token_urlsafe(12)
 
 
 def key_text(key: PoolKey) -> str:
@@ -61,6 +90,7 @@ class SharedMatchmaker(Matchmaker):
         self.store = manager.store
         self.holder = uuid.uuid4().hex  # this replica, in the rows it holds
         self._streams: dict[str, Waiter] = {}  # stream id: the waiter it serves
+        self._joining: dict[str, Waiter] = {}  # streams whose row is being written
         self._joined: dict[str, float] = {}  # stream id: when its player joined
         self._beater: asyncio.Task[None] | None = None
         self._sizes: dict[str, int] = {}
@@ -88,10 +118,15 @@ class SharedMatchmaker(Matchmaker):
             player, name, text, rating.mu, rating.sigma, _bots(ask.bots), now, self.holder,
             stream, now,
         )  # fmt: skip
-        self._streams[stream] = waiter
+        self._joining[stream] = waiter
         self._joined[stream] = now
         try:
             await self.store.pool_join(self.info.name, row)
+            # Held (read at each tick) only once its row is written: a tick reading the
+            # row this FindMatch replaces (a client asking again) would take it for a
+            # newer stream's and end this one MATCH_REPLACED.
+            self._streams[stream] = waiter
+            self._joining.pop(stream, None)
             await self._match()
             await self._measure()
             self._tick()
@@ -107,6 +142,7 @@ class SharedMatchmaker(Matchmaker):
         finally:
             waiter.open = False
             self._streams.pop(stream, None)
+            self._joining.pop(stream, None)
             self._joined.pop(stream, None)
             if not waiter.result.done():
                 waiter.result.cancel()
@@ -117,7 +153,8 @@ class SharedMatchmaker(Matchmaker):
 
     async def _leave(self, player: str, stream: str) -> None:
         try:
-            await self.store.pool_leave(self.info.name, player, stream)
+            if await self.store.pool_leave(self.info.name, player, stream):
+                pool_metrics.dissolved(self.info.name, "left")
         except Exception:  # its heartbeat stops: the row goes stale and is dropped
             _log.warning("pool_leave_failed", exc_info=True)
 
@@ -151,6 +188,7 @@ class SharedMatchmaker(Matchmaker):
             await asyncio.sleep(self.settings.heartbeat)
 
     async def _round(self) -> None:
+        await self._accept()
         await self._deliver()
         await self._match()
         await self._measure()
@@ -190,51 +228,116 @@ class SharedMatchmaker(Matchmaker):
         )  # fmt: skip
         await self.store.pool_join(self.info.name, row)
 
+    async def _accept(self) -> None:
+        """The accept step for the groups other replicas proposed with this one's
+        players: accepted while the stream is open, dissolved when it closed; the
+        groups this completes are seated here."""
+        if not ACCEPT:
+            return
+        held = {**self._joining, **self._streams}
+        open_streams = [s for s, w in held.items() if w.open]
+        done = await self.store.pool_accept(self.info.name, self.holder, open_streams, self.clock())
+        for _ in range(done.dissolved):
+            pool_metrics.dissolved(self.info.name, "left")
+        for group in done.ready:
+            await self._seat(group)
+
     async def _match(self) -> None:
         async with self._matching:
-            fresh_after = self.clock() - self.stale_after
-            marks = await self.store.pool_match(self.info.name, fresh_after, self._make)
-        for mark in marks:  # this replica's own players hear at once
-            waiter = self._streams.get(mark.stream)
-            if waiter is not None and not waiter.result.done():
-                waiter.result.set_result(Found(mark.game_id, mark.seat, mark.rated))
+            now = self.clock()
+            done = await self.store.pool_match(
+                self.info.name,
+                now,
+                now - self.stale_after,
+                now - self.settings.accept,
+                self._propose,
+            )
+        for _ in range(done.dissolved):
+            pool_metrics.dissolved(self.info.name, "timeout")
+        for group in done.ready:
+            await self._seat(group)
 
-    async def _make(self, rows: list[PoolRow]) -> list[Mark]:
-        """The tables the locked rows make, as marks (in the rows' transaction)."""
+    async def _propose(self, rows: list[PoolRow]) -> list[Proposal]:
+        """The groups the locked rows make (pure): each a table's id, seats and pool,
+        this replica's own open streams accepted at once."""
         now = self.clock()
         pools = Pools(window=self.settings.window)
         by_player: dict[str, PoolRow] = {}
         for row in rows:
             key = self._key_of(row.pool_key)
-            if key is None or (row.holder == self.holder and row.stream not in self._streams):
+            ours = self._streams.get(row.stream) or self._joining.get(row.stream)
+            if key is None or (row.holder == self.holder and ours is None):
                 continue  # unreadable, or a stream of ours that just closed (its row goes)
             entry = Entry(row.player, Rating(row.mu, row.sigma), row.joined_at, _bot_fill(row.bots))
             pools.add(key, entry)
             by_player[row.player] = row
-        marks: list[Mark] = []
+        groups: list[Proposal] = []
         for key, match in pools.match(now):
-            seats = tuple(
-                seat_plan(tables.BOT, level=s.level)
-                if isinstance(s, Bot)
-                else seat_plan(tables.RESERVED, by_player[s.player].name, player=s.player)
-                for s in match.seats
-            )
-            try:
-                options = self.info.options_type.from_dict(json.loads(key.options))
-                clock = tables.Clock.from_dict(json.loads(key.clock)) if key.clock else None
-                game, _ = await self.manager.create(
-                    len(match.seats), options, plan=tables.Plan(seats, clock), rated=match.rated
-                )
-            except Exception as exc:  # its rows stay unmarked: they wait on
-                pool_metrics.dissolved(self.info.name, "failed")
-                _log.warning("match_table_failed", error=str(exc))
-                continue
-            pool_metrics.matched(self.info.name, key, match)
+            seats: list[dict[str, Any]] = []
+            members: list[Member] = []
             for seat, s in enumerate(match.seats):
-                if isinstance(s, Entry):
-                    stream = by_player[s.player].stream
-                    marks.append(Mark(s.player, stream, game.record.game_id, seat, match.rated))
-        return marks
+                if isinstance(s, Bot):
+                    seats.append({"bot": s.level})
+                    continue
+                row = by_player[s.player]
+                seats.append({"player": s.player, "name": row.name, "joined_at": row.joined_at})
+                held = self._streams.get(row.stream) or self._joining.get(row.stream)
+                waiter = held if row.holder == self.holder else None
+                mine = waiter is not None and waiter.open
+                members.append(Member(s.player, row.stream, seat, mine or not ACCEPT))
+            groups.append(Proposal(new_game_id(), key_text(key), seats, match.rated, members))
+        return groups
+
+    async def _seat(self, group: Proposal) -> None:
+        """Make a complete group's table under the id its match named (one another
+        replica, or this one before a crash, made already is the same table), then
+        mark its rows if the match still stands; a member who left meanwhile has the
+        table cancelled and the others wait on."""
+        key = self._key_of(group.pool_key)
+        if key is None:
+            await self.store.pool_dissolve(self.info.name, group.game_id)
+            return
+        seats = tuple(
+            seat_plan(tables.BOT, level=s["bot"])
+            if "bot" in s
+            else seat_plan(tables.RESERVED, s["name"], player=s["player"])
+            for s in group.seats
+        )
+        try:
+            options = self.info.options_type.from_dict(json.loads(key.options))
+            clock = tables.Clock.from_dict(json.loads(key.clock)) if key.clock else None
+            await self.manager.create(
+                len(seats),
+                options,
+                plan=tables.Plan(seats, clock),
+                rated=group.rated,
+                game_id=group.game_id,
+            )
+        except GameExists:
+            pass  # made already: the same table, seated below
+        except (Unavailable, StoreError) as exc:  # left to the next round, after the timeout
+            _log.warning("match_table_failed", game_id=group.game_id, error=str(exc))
+            return
+        except Exception as exc:  # refused: its players wait on
+            await self.store.pool_dissolve(self.info.name, group.game_id)
+            pool_metrics.dissolved(self.info.name, "failed")
+            _log.warning("match_table_failed", error=str(exc))
+            return
+        fault_point("after_table")
+        marks = await self.store.pool_complete(self.info.name, group)
+        if marks is None:
+            await cancel_table(self.manager, group.game_id)
+            pool_metrics.dissolved(self.info.name, "left")
+            return
+        if marks:
+            now = self.clock()
+            waits = [now - s["joined_at"] for s in group.seats if "player" in s]
+            bots = any("bot" in s for s in group.seats)
+            pool_metrics.seated(self.info.name, key, group.rated, bots, waits)
+        for mark in marks:  # this replica's own players hear at once
+            waiter = self._streams.get(mark.stream) or self._joining.get(mark.stream)
+            if waiter is not None and not waiter.result.done():
+                waiter.result.set_result(Found(mark.game_id, mark.seat, mark.rated))
 
     def _key_of(self, text: str) -> PoolKey | None:
         key = self._keys.get(text)

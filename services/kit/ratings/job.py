@@ -14,7 +14,7 @@ from typing import Any
 
 from services.kit.engine import Outcome
 from services.kit.ratings.ranks import NotRated
-from services.kit.ratings.rate import Rated, RatedGame, SeatPlayer, rate_game
+from services.kit.ratings.rate import Rated, RatedGame, SeatPlayer, check_game, rate_game
 from services.kit.ratings.scale import Standing
 from services.kit.ratings.shapes import Shape
 
@@ -51,8 +51,8 @@ class RatingJob:
     def verdict(self) -> str:
         """``"rated"`` or the NotRated reason: what the store decides, known without it
         (no reason depends on the standings)."""
-        try:
-            self.rate({})
+        try:  # the checks alone: running the model twice a game cost as much again
+            check_game(self.shape, self.players, self.outcome, self.given_up)
         except NotRated as exc:
             return exc.reason
         return RATED

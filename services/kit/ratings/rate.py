@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.kit.engine import GameInfo, Outcome
-from services.kit.ratings.ranks import NotRated, contestants
+from services.kit.ratings.ranks import Contestant, NotRated, contestants
 from services.kit.ratings.scale import MODEL, Rating, Standing
 from services.kit.ratings.shapes import Shape, parse_shape
 
@@ -60,15 +60,8 @@ def rate_game(
     (``ABANDONED``, ``EXPIRED``), a seat without a player (``NOT_ALL_PLAYERS``), or a
     player holding two seats (``PLAYER_HOLDS_TWO_SEATS``: a result it could arrange).
     """
-    if len(seats) != shape.players or len(outcome.scores) != shape.players:
-        raise ValueError(f"a game of {shape} has {shape.players} seats")
-    ranked = contestants(outcome, shape.seating, given_up)
-    held = [seat for seat in seats if seat is not None and seat.player]
-    if len(held) != len(seats):
-        raise NotRated("NOT_ALL_PLAYERS", "a seat is not held by a signed-in player")
-    players = [seat.player for seat in held]
-    if len(set(players)) != len(players):
-        raise NotRated("PLAYER_HOLDS_TWO_SEATS", "a player holds two seats")
+    ranked = check_game(shape, [None if s is None else s.player for s in seats], outcome, given_up)
+    held = [seat for seat in seats if seat is not None]
     teams = [[held[seat].standing.rating.model_rating() for seat in c.seats] for c in ranked]
     new = MODEL.rate(teams, ranks=[float(c.rank) for c in ranked])
     updates: dict[int, Update] = {}
@@ -83,6 +76,25 @@ def rate_game(
                 contestant.rank,
             )
     return Rated(shape, tuple(updates[seat] for seat in sorted(updates)))
+
+
+def check_game(
+    shape: Shape,
+    players: Sequence[str | None],
+    outcome: Outcome,
+    given_up: Collection[int] = (),
+) -> tuple[Contestant, ...]:
+    """The ranked contestants of a game to rate; raises :class:`NotRated` as
+    :func:`rate_game` does, without running the model (a verdict for the metrics)."""
+    if len(players) != shape.players or len(outcome.scores) != shape.players:
+        raise ValueError(f"a game of {shape} has {shape.players} seats")
+    ranked = contestants(outcome, shape.seating, given_up)
+    held = [p for p in players if p]
+    if len(held) != len(players):
+        raise NotRated("NOT_ALL_PLAYERS", "a seat is not held by a signed-in player")
+    if len(set(held)) != len(held):
+        raise NotRated("PLAYER_HOLDS_TWO_SEATS", "a player holds two seats")
+    return ranked
 
 
 @dataclass(frozen=True)
