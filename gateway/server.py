@@ -142,12 +142,23 @@ class Gateway:
         a backend that hangs."""
         loop = asyncio.get_running_loop()
 
+        def down() -> bool:
+            return any(h is False for b in self.backends.by_service.values() for h in b.healthy)
+
         async def polled() -> None:
             # The Watch streams answer at once; the poll's first turn comes a period later.
+            # While a channel is down the poll runs every ``interval``: a backend that
+            # missed a deadline (busy, stopped) is let back as soon as it answers, since
+            # its Watch stream, its status unchanged, has nothing to say. (A tick every
+            # ``interval`` asks nothing of anyone unless a poll is due.)
+            period = interval if poll is None else poll
+            last = loop.time()
             while True:
-                await asyncio.sleep(interval if poll is None else poll)
-                with contextlib.suppress(Exception):
-                    await self.check_backends()
+                await asyncio.sleep(interval)
+                if down() or loop.time() - last >= period:
+                    last = loop.time()
+                    with contextlib.suppress(Exception):
+                        await self.check_backends()
 
         self._tasks.append(loop.create_task(polled()))
         for backend in self.backends.by_service.values():

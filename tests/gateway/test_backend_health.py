@@ -272,3 +272,31 @@ def test_the_python_side_polls_slowly_behind_envoy():
     assert health_poll("30", on_envoy=False, interval=2) == 30
     with pytest.raises(SystemExit):
         health_poll("0", on_envoy=True, interval=2)
+
+
+async def test_a_backend_marked_down_is_polled_at_the_short_interval(tmp_path, monkeypatch):
+    """A backend marked down by a check (stopped: its Watch says nothing) is polled every
+    ``interval`` until it answers, not every ``poll``: on SIGCONT its status never
+    changed, so its Watch has nothing to say, and only the poll lets it back."""
+    polls: list[float] = []
+    check = Backends.check
+
+    async def counted(self, timeout: float = 1.0):  # type: ignore[no-untyped-def]
+        polls.append(time.monotonic())
+        return await check(self, timeout)
+
+    monkeypatch.setattr(Backends, "check", counted)
+    with running(f"services.{NAME}", env(tmp_path, "p"), tmp_path / "svc.log") as svc:
+        async with gateway_in_process({NAME: [svc.address]}) as (_, gateway):
+            backend = gateway.backends.get(SERVICE)
+            gateway.watch_backends(interval=0.2, poll=3600)
+            await eventually(lambda: backend.healthy == [True], timeout=10)
+            svc.popen.send_signal(signal.SIGSTOP)
+            try:
+                assert await gateway.check_backends() == {SERVICE: False}
+                polls.clear()
+                await eventually(lambda: len(polls) >= 2, timeout=20)
+            finally:
+                svc.popen.send_signal(signal.SIGCONT)
+            await eventually(lambda: backend.healthy == [True], timeout=20)
+            assert not backend.known_down
