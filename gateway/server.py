@@ -350,6 +350,7 @@ async def serve(cfg: config.Config) -> None:
             f"configuration error: TABLETOP_GATEWAY_DATA_PATH={cfg.data_path!r}: envoy or python"
         )
     on_envoy = cfg.data_path == "envoy"
+    poll = health_poll(cfg.health_poll, on_envoy, cfg.health_interval)
     players = Players.from_config(cfg)  # the guests' key read or made first: it may fail
     executable = proxy.binary(cfg.envoy_binary) if on_envoy else None
     if on_envoy and executable is None:
@@ -404,7 +405,6 @@ async def serve(cfg: config.Config) -> None:
     )
     await gateway.health.set("", health_pb2.HealthCheckResponse.SERVING)
     await gateway.health.set(CATALOG, health_pb2.HealthCheckResponse.SERVING)
-    poll = health_poll(cfg.health_poll, on_envoy, cfg.health_interval)
     gateway.watch_backends(cfg.health_interval, poll)
     log.info(
         "serving",
