@@ -6,11 +6,16 @@ watching with ``with_moves`` (the players: each moves when its stream puts it to
 SubmitMove with ``omit_view``) and ``watchers - 2`` spectators, each its own WatchGame
 stream (read as raw bytes: the figure is the servers', and this process must keep up).
 Every game plays at once, closed loop; a game that ends is replaced at once (its
-creation counts in the window). After a warm-up, each server process's CPU time
-(user + system, from /proc) over the window is divided by the moves applied in it.
+creation counts in the window). ``--scale-think S``: each player waits S seconds (0.5 to
+1.5 times, at random) before each move, as people do: thousands of games played closed
+loop ask more than the service does in a second, and a queue seconds deep makes every
+call wait, health checks included (Envoy then takes the backend out: docs/scaling.md).
+After a warm-up, each server process's CPU time (user + system, from /proc) over the
+window is divided by the moves applied in it.
 
     python -m bench --only scale                      # the default points (~5 minutes)
     python -m bench --only scale --scale-points 1x2,2048x2,32x64
+    python -m bench --only scale --scale-points 2048x2 --scale-think 10
 
 What grows with what: the service's cost per move holds its engine, its store append and
 one message per seat watching (built once per seat, shared by that seat's streams) plus
@@ -48,6 +53,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--scale-seconds", type=float, help="window per point (8; quick 3)")
     p.add_argument("--scale-rounds", type=int, help="rounds per point (2; quick 1)")
+    p.add_argument(
+        "--scale-think",
+        type=float,
+        default=0.0,
+        help="seconds a player waits before each move, on average (0: closed loop)",
+    )
 
 
 def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
@@ -59,13 +70,15 @@ def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
         "points": points,
         "seconds": args.scale_seconds or (3.0 if quick else 8.0),
         "rounds": args.scale_rounds or (1 if quick else 2),
+        "think": args.scale_think,
     }
 
 
 class Players:
     """Every game's two seats and its spectators, over a few shared channels."""
 
-    def __init__(self, address: str, watchers: int) -> None:
+    def __init__(self, address: str, watchers: int, think: float = 0.0) -> None:
+        self.think = think
         # An argument of its own per channel: gRPC shares one connection between channels
         # to one address with the same arguments (all of them on one connection is
         # what stalled at Envoy's default of 1,024 streams a connection).
@@ -134,6 +147,8 @@ class Players:
                 and header.version > acted
             ):
                 acted = header.version
+                if self.think:
+                    await asyncio.sleep(self.think * (0.5 + rng.random()))
                 try:
                     await client.submit(
                         created.game_id,
@@ -176,9 +191,15 @@ async def table(players: Players, first: list[Any]) -> None:
 
 
 async def point(
-    address: str, parts: dict[str, Any], games: int, watchers: int, warmup: float, seconds: float
+    address: str,
+    parts: dict[str, Any],
+    games: int,
+    watchers: int,
+    warmup: float,
+    seconds: float,
+    think: float = 0.0,
 ) -> dict[str, Any]:
-    players = Players(address, watchers)
+    players = Players(address, watchers, think)
     started = time.monotonic()
     firsts: list[list[Any]] = []
     tables: list[asyncio.Future[None]] = []
@@ -218,10 +239,13 @@ async def point(
     }
 
 
-def section(points: list[tuple[int, int]], seconds: float, rounds: int) -> dict[str, Any]:
+def section(
+    points: list[tuple[int, int]], seconds: float, rounds: int, think: float = 0.0
+) -> dict[str, Any]:
     out: dict[str, Any] = {
         "seconds": seconds,
         "rounds": rounds,
+        "think": think,
         "load_average": {"start": [round(x, 2) for x in os.getloadavg()]},
         "points": [],
     }
@@ -232,7 +256,7 @@ def section(points: list[tuple[int, int]], seconds: float, rounds: int) -> dict[
                 for number in range(1, rounds + 1):
                     try:
                         row = asyncio.run(
-                            point(gateway_address, parts, games, watchers, 2.0, seconds)
+                            point(gateway_address, parts, games, watchers, 2.0, seconds, think)
                         )
                     except Exception as exc:  # a point that cannot be set up: said, not hidden
                         error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
@@ -267,7 +291,12 @@ def markdown(scale: dict[str, Any]) -> list[str]:
     load = scale.get("load_average", {})
     out = [
         f"{scale.get('seconds')} s windows after 2 s of play, {scale.get('rounds')} round(s)"
-        f" per point, median shown; load average {load.get('start')} at the start,"
+        + (
+            f", each player thinking {scale['think']:g} s a move on average"
+            if scale.get("think")
+            else ""
+        )
+        + f" per point, median shown; load average {load.get('start')} at the start,"
         f" {load.get('end')} at the end.",
         "",
         "| games at once | watchers per game | moves/s | server CPU µs/move | service | gateway"

@@ -5,12 +5,16 @@ gRPC's round_robin policy, which balances calls over every address the name reso
 to (``dns:///tabletop-glow-headless:50055`` gives one per pod). Several addresses get a
 channel each, taken in turn per call. Either way calls, not connections, are balanced.
 
-Health: the gateway asks each channel's health service every few seconds with a short
-deadline. A polled Check, rather than a health Watch, because it also catches a backend
-that answers nothing at all (stopped, hung, cut off), which a Watch waiting for news
-never notices; and gRPC's client-side health checking (``healthCheckConfig``) is left
-off, since it would refuse every call to a backend whose Watch fails (older releases
-of the kit) instead of leaving it in use. A channel that failed its last check is
+Health, two ways. Each channel holds a health ``Watch`` stream to its backend: the
+backend pushes SERVING / NOT_SERVING (a drain, a shutdown) and a lost connection ends
+the stream, so those are known at once and cost nothing while nothing changes (a probe
+costs the backend about a millisecond of CPU at rest, grpc.aio's own price per call,
+whatever the call). A polled ``Check`` with a short deadline stays, less often, for the
+backend that answers nothing at all (stopped, hung, cut off), which a Watch waiting for
+news never notices. A backend whose Watch is UNIMPLEMENTED (an older kit) is left to
+the poll. gRPC's client-side health checking (``healthCheckConfig``) is left off, since
+it would refuse every call to a backend whose Watch fails instead of leaving it in use.
+A channel that failed its last check (or whose Watch said NOT_SERVING or ended) is
 skipped; when every channel of a game failed, its calls are refused at once with
 UNAVAILABLE (see gateway.router). A channel not yet checked is used: until health is
 known, calls go through as they always did.
@@ -21,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,6 +132,7 @@ class Backends:
         tls: ClientTls | None = None,
     ) -> None:
         self.by_service: dict[str, Backend] = {}
+        self.watch_ends = 0  # health Watch streams that ended (each reopened later)
         for service, addresses in routes.items():
             addresses = tuple(a.strip() for a in addresses if a.strip())
             channels = [make_channel(a, max_message_bytes, tls) for a in addresses]
@@ -161,6 +166,52 @@ class Backends:
             backend.up = up
             results[backend.service] = up
         return results
+
+    def _set(self, backend: Backend, index: int, healthy: bool) -> bool:
+        """Record one channel's health; True when the game's ``up`` changed."""
+        before, was = backend.up, backend.healthy[index]
+        backend.healthy[index] = healthy
+        backend.up = any(backend.healthy)
+        if was != healthy:
+            _log.info(
+                "backend", service=backend.service, up=backend.up,
+                healthy=dict(zip(backend.addresses, backend.healthy, strict=True)),
+            )  # fmt: skip
+        return backend.up != before
+
+    async def watch(
+        self,
+        backend: Backend,
+        index: int,
+        retry: float,
+        changed: Callable[[str, bool], Awaitable[None]],
+    ) -> None:
+        """Follow channel ``index``'s health Watch for good: each status it pushes. A
+        stream that ends after answering (the connection aged out, the backend restarted)
+        is reopened at once; one that fails before answering marks the channel down and
+        is tried again every ``retry`` seconds. ``changed(service, up)`` is awaited when
+        the game's ``up`` changes."""
+        stub = health_pb2_grpc.HealthStub(backend.channels[index])
+        request = health_pb2.HealthCheckRequest(service=backend.service)
+        while True:
+            call = stub.Watch(request)  # type: ignore[attr-defined]  # stub lacks methods
+            answered = False
+            try:
+                async for reply in call:
+                    answered = True
+                    serving = reply.status == health_pb2.HealthCheckResponse.SERVING
+                    if self._set(backend, index, serving):
+                        await changed(backend.service, backend.up)
+            except grpc.RpcError as error:
+                if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+                    return  # an older backend: the polled Check alone follows it
+            finally:
+                call.cancel()
+            self.watch_ends += 1
+            if not answered:
+                if self._set(backend, index, False):
+                    await changed(backend.service, backend.up)
+                await asyncio.sleep(retry)
 
     async def close(self) -> None:
         for backend in self.by_service.values():

@@ -584,9 +584,12 @@ def bootstrap(plan: Plan) -> dict[str, Any]:
         "layered_runtime": {
             "layers": [{"name": "static", "static_layer": traced.runtime if traced else {}}]
         },
-        # Histograms are merged at each flush: every second rather than Envoy's 5, so a
-        # scrape's latency figures are at most a second behind its counters.
-        "stats_flush_interval": "1s",
+        # Histograms are merged at each flush: every 5 s (Envoy's default), so a scrape's
+        # latency figures are at most 5 s behind its counters. Every second, the flush
+        # was half of Envoy's CPU at rest (BENCHMARKS.md, "At rest"). Not on admin reads
+        # (stats_flush_on_admin): that merge ends after the read is answered, so each
+        # scrape would show the histograms of the one before.
+        "stats_flush_interval": "5s",
         # Connections at once, over every listener: beyond, new ones are closed at once.
         "overload_manager": {
             "resource_monitors": [

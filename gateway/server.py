@@ -42,6 +42,10 @@ from services.kit.server import (
 )
 from services.kit.tls import ClientTls, ServerTls, bind, server_tls
 
+# Behind Envoy, which checks every backend every TABLETOP_HEALTH_INTERVAL_SECONDS on the
+# data path, the Python side's own poll (for hung backends only: its Watch streams tell
+# it the rest at once) can be slow: each probe costs the backend about 1 ms of CPU.
+HEALTH_POLL_BEHIND_ENVOY = 10.0
 CATALOG = catalog_pb2.DESCRIPTOR.services_by_name["CatalogService"].full_name
 
 
@@ -73,7 +77,15 @@ def settings() -> list[config.Setting]:
           "deadline for a forwarded stream when the client set none"),
         S("health_interval", "TABLETOP_HEALTH_INTERVAL_SECONDS", "2", "float",
           "how often the backends' health is checked; a game whose every backend failed "
-          "its last check is answered UNAVAILABLE at once"),
+          "its last check is answered UNAVAILABLE at once (Envoy's check on its data "
+          "path; the Python side follows each backend's health Watch, told at once of a "
+          "drain or a lost connection, and retries a failed one this often)"),
+        S("health_poll", "TABLETOP_HEALTH_POLL_SECONDS", "", "str",
+          "how often the Python side also polls each backend's health Check, for a backend "
+          "that hangs without closing its connection (its Watch then says nothing); "
+          f"empty: {HEALTH_POLL_BEHIND_ENVOY:g} s with Envoy on the data path (Envoy checks "
+          "every TABLETOP_HEALTH_INTERVAL_SECONDS), TABLETOP_HEALTH_INTERVAL_SECONDS with "
+          "the Python router alone"),
         S("catalog_show_backends", "TABLETOP_CATALOG_SHOW_BACKENDS", "false", "bool",
           "list each game's backend addresses in the catalog (operators only: the catalog "
           "answers anyone)"),
@@ -106,34 +118,60 @@ class Gateway:
         self.drain = drain
         self.metrics = metrics
         self.registry = metrics.registry
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
 
     async def check_backends(self) -> dict[str, bool]:
         results = await self.backends.check()
         for service, up in results.items():
-            self.metrics.backend_up.labels(service).set(1 if up else 0)
-            await self.health.set(
-                service,
-                health_pb2.HealthCheckResponse.SERVING
-                if up
-                else health_pb2.HealthCheckResponse.NOT_SERVING,
-            )
+            await self.publish(service, up)
         return results
 
-    def watch_backends(self, interval: float) -> None:
-        async def loop() -> None:
-            while True:
-                with contextlib.suppress(Exception):
-                    await self.check_backends()
-                await asyncio.sleep(interval)
+    async def publish(self, service: str, up: bool) -> None:
+        """A game's health as the gateway shows it: its metric and its health status."""
+        self.metrics.backend_up.labels(service).set(1 if up else 0)
+        await self.health.set(
+            service,
+            health_pb2.HealthCheckResponse.SERVING
+            if up
+            else health_pb2.HealthCheckResponse.NOT_SERVING,
+        )
 
-        self._task = asyncio.get_running_loop().create_task(loop())
+    def watch_backends(self, interval: float, poll: float | None = None) -> None:
+        """Follow every backend's health Watch (retried every ``interval`` while it
+        fails) and poll their Check every ``poll`` seconds (``interval`` when None) for
+        a backend that hangs."""
+        loop = asyncio.get_running_loop()
+
+        def down() -> bool:
+            return any(h is False for b in self.backends.by_service.values() for h in b.healthy)
+
+        async def polled() -> None:
+            # The Watch streams answer at once; the poll's first turn comes a period later.
+            # While a channel is down the poll runs every ``interval``: a backend that
+            # missed a deadline (busy, stopped) is let back as soon as it answers, since
+            # its Watch stream, its status unchanged, has nothing to say. (A tick every
+            # ``interval`` asks nothing of anyone unless a poll is due.)
+            period = interval if poll is None else poll
+            last = loop.time()
+            while True:
+                await asyncio.sleep(interval)
+                if down() or loop.time() - last >= period:
+                    last = loop.time()
+                    with contextlib.suppress(Exception):
+                        await self.check_backends()
+
+        self._tasks.append(loop.create_task(polled()))
+        for backend in self.backends.by_service.values():
+            for index in range(len(backend.channels)):
+                watched = self.backends.watch(backend, index, interval, self.publish)
+                self._tasks.append(loop.create_task(watched))
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
         await self.backends.close()
 
 
@@ -279,6 +317,21 @@ def _plan(cfg: config.Config, routes: Mapping[str, list[str]], control_port: int
     )
 
 
+def health_poll(raw: str, on_envoy: bool, interval: float) -> float:
+    """TABLETOP_HEALTH_POLL_SECONDS, or its default for the data path; SystemExit if wrong."""
+    if not raw.strip():
+        return max(HEALTH_POLL_BEHIND_ENVOY, interval) if on_envoy else interval
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise SystemExit(
+            f"configuration error: TABLETOP_HEALTH_POLL_SECONDS={raw!r}: seconds above 0"
+        )
+    return value
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -297,6 +350,7 @@ async def serve(cfg: config.Config) -> None:
             f"configuration error: TABLETOP_GATEWAY_DATA_PATH={cfg.data_path!r}: envoy or python"
         )
     on_envoy = cfg.data_path == "envoy"
+    poll = health_poll(cfg.health_poll, on_envoy, cfg.health_interval)
     players = Players.from_config(cfg)  # the guests' key read or made first: it may fail
     executable = proxy.binary(cfg.envoy_binary) if on_envoy else None
     if on_envoy and executable is None:
@@ -351,7 +405,7 @@ async def serve(cfg: config.Config) -> None:
     )
     await gateway.health.set("", health_pb2.HealthCheckResponse.SERVING)
     await gateway.health.set(CATALOG, health_pb2.HealthCheckResponse.SERVING)
-    gateway.watch_backends(cfg.health_interval)
+    gateway.watch_backends(cfg.health_interval, poll)
     log.info(
         "serving",
         port=port,

@@ -43,3 +43,15 @@ def test_the_idle_section_measures_each_tree_with_its_settings():
         assert set(tree["ms_per_second"]) == set(idle.PARTS)
         assert all(v >= 0 for v in tree["ms_per_second"].values())
     assert "| slow |" in "\n".join(idle.markdown(out))
+
+
+def test_players_with_a_think_time_move_fewer_times_a_second():
+    """--scale-think: each player waits before each move; the same point closed loop
+    (the control, the first test) moves many times more often in the same window."""
+    out = scale.section([(2, 2)], seconds=2.0, rounds=1, think=1.0)
+    assert "errors" not in out, out.get("errors")
+    (row,) = out["points"]
+    assert row["moves"] > 0
+    # Two games, one player to act each, 0.5-1.5 s a move: at most about 4 a second.
+    assert row["moves_per_second"] <= 5, row
+    assert "each player thinking 1 s a move" in "\n".join(scale.markdown(out))

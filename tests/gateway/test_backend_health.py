@@ -15,13 +15,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.gateway.v1 import catalog_pb2, catalog_pb2_grpc
 
 from client.api import GameClient
-from gateway.backends import Backend
+from gateway.backends import Backend, Backends
 from services import registry
 from services.kit.status import error_info
-from tests.support import gateway_in_process, running, service_in_process
+from tests.support import eventually, gateway_in_process, running, service_in_process
 
 NAME = "channeling"
 SERVICE = registry.by_name(NAME).service_name
+LABEL = {"grpc_service": SERVICE}
 
 
 def env(tmp_path, tag: str) -> dict[str, str]:
@@ -206,3 +207,96 @@ async def test_health_of_the_gateway_follows_a_stopped_backend(tmp_path):
                 finally:
                     svc.popen.send_signal(signal.SIGCONT)
                     watch.cancel()
+
+
+@pytest.mark.parametrize("watched", [True, False], ids=["health-watch", "control-poll-only"])
+async def test_a_lost_backend_is_known_from_its_health_watch_without_a_poll(
+    tmp_path, monkeypatch, watched
+):
+    """The gateway follows each backend's health Watch: a backend that goes away is
+    marked down at once, long before the next polled Check (an hour here). Control: with
+    the Watch streams off, only the poll would tell, and the gateway still thinks it up."""
+    if not watched:
+
+        async def no_watch(self, *args, **kwargs) -> None:
+            return None
+
+        monkeypatch.setattr(Backends, "watch", no_watch)
+    with running(f"services.{NAME}", env(tmp_path, "w"), tmp_path / "svc.log") as svc:
+        async with gateway_in_process({NAME: [svc.address]}) as (_, gateway):
+            backend = gateway.backends.get(SERVICE)
+            gateway.watch_backends(interval=0.2, poll=3600)
+            await eventually(lambda: backend.healthy == [True], timeout=10)
+            svc.popen.send_signal(signal.SIGKILL)
+            svc.popen.wait(10)
+            if watched:
+                await eventually(lambda: backend.known_down, timeout=10)
+                assert gateway.backends.watch_ends >= 1
+                await eventually(
+                    lambda: (
+                        gateway.registry.get_sample_value("tabletop_gateway_backend_up", LABEL) == 0
+                    )
+                )
+            else:
+                await asyncio.sleep(2)
+                assert not backend.known_down
+
+
+async def test_a_draining_backend_is_known_from_its_health_watch(tmp_path):
+    """SIGTERM: the service says NOT_SERVING while it drains, and the Watch pushes it."""
+    settings = {**env(tmp_path, "d"), "TABLETOP_DRAIN_SECONDS": "30"}
+    with running(f"services.{NAME}", settings, tmp_path / "svc.log") as svc:
+        async with gateway_in_process({NAME: [svc.address]}) as (port, gateway):
+            backend = gateway.backends.get(SERVICE)
+            gateway.watch_backends(interval=0.2, poll=3600)
+            await eventually(lambda: backend.healthy == [True], timeout=10)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                watch = health.Watch(health_pb2.HealthCheckRequest(service=SERVICE))
+                assert (await watch.read()).status == health_pb2.HealthCheckResponse.SERVING
+                svc.popen.send_signal(signal.SIGTERM)
+                try:
+                    reply = await asyncio.wait_for(watch.read(), 10)
+                    assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
+                    assert backend.healthy == [False]
+                    assert svc.popen.poll() is None  # still draining: no connection lost
+                finally:
+                    watch.cancel()
+
+
+def test_the_python_side_polls_slowly_behind_envoy():
+    from gateway.server import HEALTH_POLL_BEHIND_ENVOY, health_poll
+
+    assert health_poll("", on_envoy=True, interval=2) == HEALTH_POLL_BEHIND_ENVOY
+    assert health_poll("", on_envoy=False, interval=2) == 2
+    assert health_poll("30", on_envoy=False, interval=2) == 30
+    with pytest.raises(SystemExit):
+        health_poll("0", on_envoy=True, interval=2)
+
+
+async def test_a_backend_marked_down_is_polled_at_the_short_interval(tmp_path, monkeypatch):
+    """A backend marked down by a check (stopped: its Watch says nothing) is polled every
+    ``interval`` until it answers, not every ``poll``: on SIGCONT its status never
+    changed, so its Watch has nothing to say, and only the poll lets it back."""
+    polls: list[float] = []
+    check = Backends.check
+
+    async def counted(self, timeout: float = 1.0):  # type: ignore[no-untyped-def]
+        polls.append(time.monotonic())
+        return await check(self, timeout)
+
+    monkeypatch.setattr(Backends, "check", counted)
+    with running(f"services.{NAME}", env(tmp_path, "p"), tmp_path / "svc.log") as svc:
+        async with gateway_in_process({NAME: [svc.address]}) as (_, gateway):
+            backend = gateway.backends.get(SERVICE)
+            gateway.watch_backends(interval=0.2, poll=3600)
+            await eventually(lambda: backend.healthy == [True], timeout=10)
+            svc.popen.send_signal(signal.SIGSTOP)
+            try:
+                assert await gateway.check_backends() == {SERVICE: False}
+                polls.clear()
+                await eventually(lambda: len(polls) >= 2, timeout=20)
+            finally:
+                svc.popen.send_signal(signal.SIGCONT)
+            await eventually(lambda: backend.healthy == [True], timeout=20)
+            assert not backend.known_down
