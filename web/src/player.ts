@@ -13,10 +13,12 @@ export interface Session {
   playerId: string;
   playerName: string;
   token: string;
-  /** When `token` expires (ms since the epoch), as SignInResponse said. */
+  /** When `token` expires (ms since the epoch, the gateway's clock), as SignInResponse said. */
   expiresAt: number;
-  /** When it was given: its lifetime is expiresAt - signedAt. */
+  /** When this browser got it (its own clock) and how long it lasts: the refresh is
+   * planned from these, so a browser whose clock is off still refreshes in time. */
   signedAt: number;
+  lifeMs: number;
   refreshToken: string;
   refreshExpiresAt: number;
 }
@@ -86,6 +88,19 @@ export function useSession(): Session | undefined {
   return s;
 }
 
+/** The token's lifetime, `exp - iat` of its own claims (both the gateway's clock); else
+ * what is left of it by this browser's clock. */
+function lifetime(token: string, expiresAt: number): number {
+  try {
+    const part = token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(atob(part + "=".repeat((4 - (part.length % 4)) % 4))) as { exp?: number; iat?: number };
+    if (typeof claims.exp === "number" && typeof claims.iat === "number" && claims.exp > claims.iat) return (claims.exp - claims.iat) * 1000;
+  } catch {
+    // not a JWT we can read: fall back
+  }
+  return Math.max(0, expiresAt - Date.now());
+}
+
 function fromReply(reply: { token: string; playerId: string; playerName: string; refreshToken: string; expiresAt?: Parameters<typeof at>[0]; refreshExpiresAt?: Parameters<typeof at>[0] }): Session {
   return {
     playerId: reply.playerId,
@@ -93,6 +108,7 @@ function fromReply(reply: { token: string; playerId: string; playerName: string;
     token: reply.token,
     expiresAt: at(reply.expiresAt),
     signedAt: Date.now(),
+    lifeMs: lifetime(reply.token, at(reply.expiresAt)),
     refreshToken: reply.refreshToken,
     refreshExpiresAt: at(reply.refreshExpiresAt),
   };
@@ -113,8 +129,13 @@ export function signOut(why?: string): void {
 
 /** When the session's token is due for a refresh (ms since the epoch). */
 export function refreshDue(s: Session): number {
-  const life = Math.max(0, s.expiresAt - s.signedAt);
-  return s.expiresAt - Math.max(REFRESH_LEAD_MS, life * REFRESH_SHARE);
+  const life = s.lifeMs ?? Math.max(0, s.expiresAt - s.signedAt);
+  return s.signedAt + life - Math.max(REFRESH_LEAD_MS, life * REFRESH_SHARE);
+}
+
+/** When the token runs out, by this browser's clock. */
+function runsOut(s: Session): number {
+  return s.signedAt + (s.lifeMs ?? Math.max(0, s.expiresAt - s.signedAt));
 }
 
 let refreshing: Promise<Session | undefined> | undefined;
@@ -155,7 +176,7 @@ export function refresh(t: Transport): Promise<Session | undefined> {
 export async function freshToken(t: Transport): Promise<string | undefined> {
   const s = memory;
   if (!s) return undefined;
-  if (Date.now() >= refreshDue(s)) return (await refresh(t))?.token ?? (Date.now() < s.expiresAt ? s.token : undefined);
+  if (Date.now() >= refreshDue(s)) return (await refresh(t))?.token ?? (Date.now() < runsOut(s) ? s.token : undefined);
   return s.token;
 }
 

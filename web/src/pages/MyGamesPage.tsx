@@ -2,7 +2,8 @@
 // kept live by WatchMyGames. The stream's first message marks "now" (a cursor, no
 // event): the list is read then, and again after each event, so nothing that happens
 // between the list and the stream is missed; after a drop the stream resumes from the
-// last cursor and replays what was missed.
+// last cursor and replays what was missed. The player's own moves send no event (they
+// were made here or on another tab): the list is read again when the page is shown.
 import { createClient } from "@connectrpc/connect";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { asSeat, describe, refusal, retryable } from "../api";
@@ -51,6 +52,13 @@ function useMyGames(includeFinished: boolean): Mine {
         } while (again && !stop.signal.aborted);
       })().finally(() => (listing = undefined));
     };
+    // A move the player makes elsewhere (another tab, device) sends it no event: read
+    // the list again when this page comes back into view.
+    const visible = () => {
+      if (document.visibilityState === "visible") list();
+    };
+    document.addEventListener("visibilitychange", visible);
+    stop.signal.addEventListener("abort", () => document.removeEventListener("visibilitychange", visible));
     void (async () => {
       let cursor = "";
       for (let attempt = 0; !stop.signal.aborted; attempt++) {
