@@ -147,7 +147,8 @@ def test_two_guests_match_play_see_my_games_and_their_ratings_move(app, pages, g
     ada.goto(f"{app.url}/#/channeling")
     ada.click("#play-rated")
     ada.wait_for_selector("#match-pool")
-    assert int(ada.inner_text("#match-pool")) == gateway.waiting(rated=True) == 1
+    wait_until(lambda: gateway.waiting(rated=True) == 1, "Ada is not in the pool")
+    assert int(ada.inner_text("#match-pool")) == 1
     screenshot(ada, "match-waiting", tmp_path)
     # Bo asks too: both are matched and taken to the same game.
     bo.goto(f"{app.url}/#/channeling")
@@ -156,7 +157,7 @@ def test_two_guests_match_play_see_my_games_and_their_ratings_move(app, pages, g
         page.wait_for_selector(".page.game[data-status='in progress'] .seats")
     game_id = ada.get_attribute(".page.game", "data-game-id")
     assert game_id and bo.get_attribute(".page.game", "data-game-id") == game_id
-    assert gateway.waiting(rated=True) == 0
+    wait_until(lambda: gateway.waiting(rated=True) == 0, "a matched player is still waiting")
     for page, name in ((ada, "Ada"), (bo, "Bo")):
         assert "rated" in page.inner_text(".game-sub")
         you = page.locator(".seats .seat.mine").inner_text()
@@ -301,20 +302,20 @@ def test_cancel_and_leaving_the_match_page_leave_the_pool(app, pages, gateway):
     assert gateway.waiting(rated=False) == 0
     page.goto(f"{app.url}/#/match/channeling?rated=0")
     page.wait_for_selector("#match-pool")
-    assert gateway.waiting(rated=False) == 1  # waiting: the service counts Pat
+    wait_until(lambda: gateway.waiting(rated=False) == 1, "Pat is not in the pool")
     page.click("#match-cancel")
     page.wait_for_selector(".page.lobby")
     wait_until(lambda: gateway.waiting(rated=False) == 0, "Cancel did not leave the pool")
     # Back in the pool, then away to another page: the stream closes.
     page.goto(f"{app.url}/#/match/channeling?rated=0")
     page.wait_for_selector("#match-pool")
-    assert gateway.waiting(rated=False) == 1
+    wait_until(lambda: gateway.waiting(rated=False) == 1, "Pat is not back in the pool")
     page.goto(f"{app.url}/#/me")
     wait_until(lambda: gateway.waiting(rated=False) == 0, "leaving the page did not leave the pool")
     # And closing the tab.
     page.goto(f"{app.url}/#/match/channeling?rated=0")
     page.wait_for_selector("#match-pool")
-    assert gateway.waiting(rated=False) == 1
+    wait_until(lambda: gateway.waiting(rated=False) == 1, "Pat is not back in the pool")
     page.close()
     wait_until(lambda: gateway.waiting(rated=False) == 0, "closing the tab did not leave the pool")
 
