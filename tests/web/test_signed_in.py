@@ -188,7 +188,7 @@ def test_two_guests_match_play_see_my_games_and_their_ratings_move(app, pages, g
         move_once([ada, bo], version(ada))
     mine.wait_for_selector(f"#your-turn [data-game-id='{game_id}']", timeout=15_000)
     assert mine.locator(f"#their-turn [data-game-id='{game_id}']").count() == 0
-    screenshot(mine, "my-games", tmp_path)
+    screenshot(mine, "my-games", tmp_path, docs="web-my-games")
     # Bo's My games lists the same game; the link opens its page with Bo's seat.
     bo_mine = pages(context=bo.context)
     bo_mine.goto(f"{app.url}/#/me")
@@ -233,7 +233,7 @@ def test_a_rated_table_from_the_lobby_form_seats_the_players_by_their_tokens(
     cy.goto(f"{app.url}/#/channeling")
     cy.check("#rated")
     assert cy.input_value("select[aria-label='Seat 2']") == "open"  # a rated table: no bot
-    screenshot(cy, "lobby-signed-in", tmp_path)
+    screenshot(cy, "lobby-signed-in", tmp_path, docs="web-lobby-signed-in")
     cy.click("button:has-text('Create table')")
     cy.wait_for_selector(".page.game[data-status='waiting for players']")
     game_id = cy.get_attribute(".page.game", "data-game-id")

@@ -93,7 +93,7 @@ export function LobbyPage(props: { game: string }) {
       {entry && !entry.up && <NoticeBar notice={{ tone: "warn", text: "This game's service does not answer now: tables cannot be created or joined until it is back." }} />}
       <NoticeBar notice={notice ? { tone: "error", text: notice } : undefined} onClose={() => setNotice(undefined)} />
       {player ? (
-        <p class="name-row">
+        <p class="signed-in-row">
           Playing as <strong>{player.playerName}</strong> (signed in): your seats are yours on every tab.
         </p>
       ) : (
