@@ -359,3 +359,41 @@ def wait_until(check, why: str, timeout: float = 15) -> None:
     while not check():
         assert time.monotonic() < deadline, why
         time.sleep(0.1)
+
+
+def test_a_forged_player_token_in_storage_is_refused_and_the_page_says_why(app, pages, gateway):
+    page = pages()
+    sign_in(page, app, "Ray")
+    real = page.evaluate("JSON.parse(localStorage.getItem('tabletop.player')).token")
+    created = gateway.channeling.CreateGame(
+        channeling_pb2.CreateGameRequest(players=2, seats=[MINE, OPEN]),
+        metadata=[("authorization", f"Bearer {real}")],
+        timeout=10,
+    )
+    game_id = created.game.game_id
+    # Another guest's signature on Ray's claims: a token the gateway's key never signed.
+    other = gateway.sign_in("Sam").token
+    forged = real.rsplit(".", 1)[0] + "." + other.rsplit(".", 1)[1]
+    page.evaluate(
+        "t => { const s = JSON.parse(localStorage.getItem('tabletop.player'));"
+        " s.token = t; localStorage.setItem('tabletop.player', JSON.stringify(s)); }",
+        forged,
+    )
+    page.goto(f"{app.url}/#/channeling/{game_id}")
+    page.reload()  # the session is read from storage at start
+    notice = page.wait_for_selector(".notice.warn").inner_text()
+    assert "spectator" in notice and "sign-in was refused" in notice, notice
+    assert "TOKEN_INVALID" in notice, notice
+    assert "You are watching as a spectator" in page.inner_text(".you-are")
+    page.goto(f"{app.url}/#/me")
+    assert "TOKEN_INVALID" in page.wait_for_selector(".page.mine .notice.error").inner_text()
+    # Control: the real token plays the seat.
+    page.evaluate(
+        "t => { const s = JSON.parse(localStorage.getItem('tabletop.player'));"
+        " s.token = t; localStorage.setItem('tabletop.player', JSON.stringify(s)); }",
+        real,
+    )
+    page.goto(f"{app.url}/#/channeling/{game_id}")
+    page.reload()
+    page.wait_for_selector(".page.game .seats .seat.mine")
+    assert "You play" in page.inner_text(".you-are")
