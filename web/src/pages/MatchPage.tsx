@@ -45,6 +45,7 @@ export function FindMatchButtons(props: { game: string }) {
   const client = useMemo(() => gameClient(GAMES[props.game]!.service, shell.transport), [props.game, shell.transport]);
   const shapes = useShapes(client, player?.playerId);
   const [shape, setShape] = useState<string>();
+  const [clock, setClock] = useState(DEFAULT_CLOCK);
   const chosen = shape ?? shapes?.[0];
   const pools = shell.games?.find((g) => g.name === props.game)?.pools ?? [];
   const waiting = (rated: boolean) => pools.filter((p) => p.rated === rated && (!chosen || p.shape === chosen)).reduce((n, p) => n + p.playersWaiting, 0);
@@ -63,8 +64,23 @@ export function FindMatchButtons(props: { game: string }) {
           </select>
         </label>
       )}
+      <label>
+        clock{" "}
+        <select id="match-clock" value={String(clock)} onChange={(e) => setClock(Number(e.currentTarget.value))}>
+          {MATCH_CLOCKS.map((c) => (
+            <option key={c} value={String(c)}>
+              {durationText(c * 1000)} a move
+            </option>
+          ))}
+        </select>
+      </label>
       {[true, false].map((rated) => (
-        <a key={String(rated)} class={rated ? "button primary" : "button"} id={rated ? "play-rated" : "play-casual"} href={href({ page: "match", game: props.game, rated, shape: chosen })}>
+        <a
+          key={String(rated)}
+          class={rated ? "button primary" : "button"}
+          id={rated ? "play-rated" : "play-casual"}
+          href={href({ page: "match", game: props.game, rated, shape: chosen, clock: clock === DEFAULT_CLOCK ? undefined : clock })}
+        >
           {rated ? "Play rated" : "Play casual"}
           {waiting(rated) > 0 && <span class="muted"> · {waiting(rated)} waiting</span>}
         </a>
