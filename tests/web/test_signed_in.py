@@ -281,11 +281,11 @@ def test_the_leaderboard_pages_list_established_players_as_the_service_ranks_the
     assert len(seen) == 2
     screenshot(page, "leaderboard", tmp_path)
     while page.locator("#next-page").count():
-        first = page.locator(".leaderboard-table tbody tr").first.get_attribute("data-player")
         page.click("#next-page")
+        # The next page is drawn when its first rank follows the last one seen.
         page.wait_for_function(
-            "p => document.querySelector('.leaderboard-table tbody tr')?.dataset.player !== p",
-            arg=first,
+            "n => document.querySelector('.leaderboard-table tbody tr td')?.textContent === n",
+            arg=str(len(seen) + 1),
         )
         seen += page.locator(".leaderboard-table tbody tr td:nth-child(2)").all_inner_texts()
     assert seen == [e.player_name for e in board.entries]
@@ -338,11 +338,9 @@ def test_the_token_is_refreshed_before_it_expires_and_keeps_the_player(app, brow
         )
         # Past 80% of its life the page signs in again with its refresh token.
         page.clock.fast_forward(int(life_s * 0.35 * 1000))
-        page.wait_for_function(
-            "t => JSON.parse(localStorage.getItem('tabletop.player')).token !== t",
-            arg=stored["token"],
-            timeout=15_000,
-        )
+        # (Polled from here: the page's own timers run on the clock the test moves.)
+        token = "JSON.parse(localStorage.getItem('tabletop.player')).token"
+        wait_until(lambda: page.evaluate(token) != stored["token"], "the token was not refreshed")
         renewed = page.evaluate("JSON.parse(localStorage.getItem('tabletop.player'))")
         assert (
             renewed["playerId"] == player_id and renewed["refreshToken"] != stored["refreshToken"]
