@@ -1,9 +1,9 @@
 // Pieces the pages share: clocks drawn from the server's deadlines, the seats, notices.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { GameStatus, type GameHeader } from "./gen/tabletop/common/v1/game_pb";
+import { GameStatus, type GameHeader, type Seat } from "./gen/tabletop/common/v1/game_pb";
 import { SeatState } from "./gen/tabletop/common/v1/table_pb";
-import { at, clockText, ms, seatStateText } from "./format";
+import { at, clockText, ms, ratingText, seatStateText } from "./format";
 import type { Notice } from "./game";
 
 /** Redraw every `period` ms while `running`. */
@@ -54,7 +54,8 @@ export function Seats(props: { header: GameHeader; you?: number }) {
             <span class="turn-mark" aria-hidden="true">{acting ? "▶" : won ? "★" : ""}</span>
             <span class="seat-name">{s.name}</span>
             <span class="player">
-              {s.state === SeatState.OPEN ? <em>open seat</em> : s.playerName}
+              {s.state === SeatState.OPEN ? <em>open seat</em> : <PlayerName seat={s} />}
+              <SeatRating seat={s} />
               {s.index === you && <strong class="you-tag"> (you)</strong>}
               {s.state === SeatState.GIVEN_UP && <span class="muted"> · {seatStateText(s)}</span>}
             </span>
@@ -65,6 +66,29 @@ export function Seats(props: { header: GameHeader; you?: number }) {
         );
       })}
     </ul>
+  );
+}
+
+/** A seat's player's name; a signed-in player's links to its ratings. */
+export function PlayerName(props: { seat: Seat }) {
+  const s = props.seat;
+  if (!s.playerId) return <>{s.playerName}</>;
+  return (
+    <a class="player-link" href={`#/players/${encodeURIComponent(s.playerId)}?name=${encodeURIComponent(s.playerName)}`} title="This player's ratings">
+      {s.playerName}
+    </a>
+  );
+}
+
+/** The seat's player's rating in the table's shape, as the header gives it (rated tables). */
+export function SeatRating(props: { seat: Seat }) {
+  const r = props.seat.rating;
+  if (!r) return null;
+  return (
+    <span class={r.provisional ? "rating provisional" : "rating"} title={r.provisional ? "rating (provisional: fewer than ten rated games in this shape)" : "rating"}>
+      {" "}
+      {ratingText(r)}
+    </span>
   );
 }
 

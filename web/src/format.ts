@@ -94,3 +94,8 @@ export function seatLabel(header: GameHeader, seat: number): string {
 export function reasonText(reason: string): string {
   return reason.toLowerCase().replace(/_/g, " ");
 }
+
+/** A rating as shown: "1520", or "750?" while provisional (docs/ratings.md). */
+export function ratingText(r: { shown: number; provisional: boolean } | undefined): string {
+  return r ? `${r.shown}${r.provisional ? "?" : ""}` : "";
+}

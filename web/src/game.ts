@@ -2,6 +2,7 @@
 // change it, and the stream that keeps it live. The page (pages/GamePage.tsx) is a pure
 // render of `state`, redrawn after every change.
 import type { Message } from "@bufbuild/protobuf";
+import type { CallOptions } from "@connectrpc/connect";
 import { asSeat, Code, ConnectError, describe, type GameClient, refusal, retryable } from "./api";
 import type { LegalMove } from "./boards/types";
 import type { GameHeader, TurnRecord } from "./gen/tabletop/common/v1/game_pb";
@@ -28,6 +29,8 @@ export interface GameState {
   held: HeldSeat[];
   /** The seat this page acts for; undefined: a spectator. */
   seat?: number;
+  /** The seat is the signed-in player's: the player's token acts for it (no seat token). */
+  asPlayer: boolean;
   header?: GameHeader;
   view?: Message;
   moves: LegalMove[];
@@ -59,10 +62,19 @@ export class GameController {
   private watching?: AbortController;
   private movesAsked = -1n;
 
-  constructor(private client: GameClient, game: string, gameId: string, wantSeat?: number) {
+  /** The signed-in player's token was refused here: the page reads as a spectator. */
+  private playerRefused = false;
+
+  constructor(
+    private client: GameClient,
+    game: string,
+    gameId: string,
+    wantSeat?: number,
+    private playerToken: () => Promise<string | undefined> = async () => undefined,
+  ) {
     const held = seatsOf(gameId);
     const seat = held.find((s) => s.seat === wantSeat) ?? held[0];
-    this.state = { game, gameId, held, seat: seat?.seat, moves: [], history: [], feed: [], link: { state: "connecting" }, busy: false };
+    this.state = { game, gameId, held, seat: seat?.seat, asPlayer: false, moves: [], history: [], feed: [], link: { state: "connecting" }, busy: false };
   }
 
   subscribe(listener: () => void): () => void {
@@ -77,6 +89,21 @@ export class GameController {
 
   private get token(): string | undefined {
     return this.state.held.find((s) => s.seat === this.state.seat)?.token;
+  }
+
+  /** Whose token goes with a call: the seat token this browser holds for the seat it
+   * acts for; else the signed-in player's, which acts for the player's seat (or reads as
+   * a spectator where the player holds none). */
+  private async auth(extra: CallOptions): Promise<CallOptions> {
+    if (this.token) return asSeat(this.token, extra);
+    if (this.playerRefused) return extra;
+    return asSeat(await this.playerToken(), extra);
+  }
+
+  /** After a read with the player's token: the seat it holds here, as the header says. */
+  private seatFrom(header: GameHeader | undefined): Partial<GameState> {
+    if (this.token || this.playerRefused || !header) return {};
+    return header.viewer === undefined ? { seat: undefined, asPlayer: false } : { seat: header.viewer, asPlayer: true };
   }
 
   async start(): Promise<void> {
@@ -94,8 +121,8 @@ export class GameController {
     let attempt = 0;
     while (!this.stop.signal.aborted) {
       try {
-        const got = await this.client.getGame({ gameId: this.state.gameId }, asSeat(this.token, { signal: this.stop.signal }));
-        this.set({ header: got.game, view: got.view, offline: undefined });
+        const got = await this.client.getGame({ gameId: this.state.gameId }, await this.auth({ signal: this.stop.signal }));
+        this.set({ header: got.game, view: got.view, offline: undefined, ...this.seatFrom(got.game) });
         await this.loadHistory();
         await this.refreshMoves();
         return true;
@@ -108,6 +135,10 @@ export class GameController {
         }
         if (r.code === Code.Unauthenticated && this.token) {
           this.dropSeat(r.reason === "BAD_TOKEN" ? "the seat's token kept in this browser is not valid for this game (it was forged, or the seat was given back)" : describe(error));
+          continue;
+        }
+        if (r.code === Code.Unauthenticated && !this.playerRefused) {
+          this.refusePlayer(describe(error));
           continue;
         }
         if (!retryable(error)) {
@@ -127,7 +158,7 @@ export class GameController {
     const turns: TurnRecord[] = [];
     let from = 0n;
     for (;;) {
-      const page = await this.client.getHistory({ gameId: this.state.gameId, fromVersion: from, pageSize: PAGE }, asSeat(this.token, { signal: this.stop.signal }));
+      const page = await this.client.getHistory({ gameId: this.state.gameId, fromVersion: from, pageSize: PAGE }, await this.auth({ signal: this.stop.signal }));
       turns.push(...page.turns);
       const last = page.turns[page.turns.length - 1];
       if (!last || page.turns.length < PAGE) break;
@@ -144,8 +175,12 @@ export class GameController {
     const controller = new AbortController();
     this.watching = controller;
     const signal = AbortSignal.any([controller.signal, this.stop.signal]);
+    const open = async function* (this: GameController, from: bigint | undefined, s: AbortSignal) {
+      const options = await this.auth({ signal: s });
+      yield* this.client.watchGame({ gameId: this.state.gameId, fromVersion: from }, options) as AsyncIterable<Update<Message>>;
+    }.bind(this);
     void follow<Message>(
-      (from, s) => this.client.watchGame({ gameId: this.state.gameId, fromVersion: from }, asSeat(this.token, { signal: s })) as AsyncIterable<Update<Message>>,
+      open,
       (update) => this.apply(update),
       {
         from: this.state.header?.version,
@@ -168,6 +203,9 @@ export class GameController {
       const r = refusal(link.error);
       if (r.code === Code.Unauthenticated && this.token) {
         this.dropSeat(describe(link.error));
+        this.watch();
+      } else if (r.code === Code.Unauthenticated && !this.playerRefused && this.state.asPlayer) {
+        this.refusePlayer(describe(link.error));
         this.watch();
       } else {
         this.set({ notice: { tone: "error", text: `The live view stopped: ${describe(link.error)}` } });
@@ -214,7 +252,7 @@ export class GameController {
     if (this.movesAsked === header.version) return;
     this.movesAsked = header.version;
     try {
-      const listed = await this.client.listMoves({ gameId: this.state.gameId }, asSeat(this.token, { signal: this.stop.signal }));
+      const listed = await this.client.listMoves({ gameId: this.state.gameId }, await this.auth({ signal: this.stop.signal }));
       if (listed.game && listed.game.version !== this.state.header?.version) {
         this.movesAsked = -1n;
         return; // the game moved on meanwhile: its update asks again
@@ -238,7 +276,7 @@ export class GameController {
       try {
         const done = await this.client.submitMove(
           { gameId: this.state.gameId, move: chosen.move as never, expectedVersion: header.version, requestId: id },
-          asSeat(this.token, { signal: this.stop.signal, timeoutMs: 15_000 }),
+          await this.auth({ signal: this.stop.signal, timeoutMs: 15_000 }),
         );
         this.set({ busy: false, moves: [] });
         this.apply({ game: done.game, turn: done.turn, view: done.view });
@@ -251,7 +289,10 @@ export class GameController {
         }
         this.set({ busy: false, notice: { tone: "error", text: `Move “${chosen.label}” refused: ${describe(error)}` } });
         if (r.reason === "STALE_VERSION") await this.reload();
-        if (r.code === Code.Unauthenticated) this.dropSeat(describe(error));
+        if (r.code === Code.Unauthenticated) {
+          if (this.token) this.dropSeat(describe(error));
+          else if (this.state.asPlayer) this.refusePlayer(describe(error));
+        }
         return;
       }
     }
@@ -260,7 +301,7 @@ export class GameController {
   async resign(): Promise<void> {
     this.set({ busy: true, notice: undefined });
     try {
-      const done = await this.client.resign({ gameId: this.state.gameId }, asSeat(this.token, { signal: this.stop.signal }));
+      const done = await this.client.resign({ gameId: this.state.gameId }, await this.auth({ signal: this.stop.signal }));
       this.set({ busy: false });
       this.apply({ game: done.game, turn: done.turn });
     } catch (error) {
@@ -272,10 +313,10 @@ export class GameController {
   async leave(): Promise<void> {
     const seat = this.state.seat;
     try {
-      await this.client.leaveGame({ gameId: this.state.gameId }, asSeat(this.token, { signal: this.stop.signal }));
-      if (seat !== undefined) forgetSeat(this.state.gameId, seat);
+      await this.client.leaveGame({ gameId: this.state.gameId }, await this.auth({ signal: this.stop.signal }));
+      if (seat !== undefined && !this.state.asPlayer) forgetSeat(this.state.gameId, seat);
       const held = seatsOf(this.state.gameId);
-      this.set({ held, seat: held[0]?.seat, notice: { tone: "info", text: "You left the table: the seat is open again." } });
+      this.set({ held, seat: held[0]?.seat, asPlayer: false, notice: { tone: "info", text: "You left the table: the seat is open again." } });
       await this.reload();
       this.watch();
     } catch (error) {
@@ -293,8 +334,8 @@ export class GameController {
 
   private async reload(): Promise<void> {
     try {
-      const got = await this.client.getGame({ gameId: this.state.gameId }, asSeat(this.token, { signal: this.stop.signal }));
-      this.set({ header: got.game, view: got.view });
+      const got = await this.client.getGame({ gameId: this.state.gameId }, await this.auth({ signal: this.stop.signal }));
+      this.set({ header: got.game, view: got.view, ...this.seatFrom(got.game) });
       this.movesAsked = -1n;
       await this.refreshMoves();
     } catch (error) {
@@ -314,6 +355,14 @@ export class GameController {
       moves: [],
       notice: { tone: "warn", text: `You are watching as a spectator: ${why}.` },
     });
+  }
+
+  /** The signed-in player's token is refused here (expired beyond renewal, or from a key
+   * the services no longer trust): go on as a spectator, saying why. */
+  private refusePlayer(why: string): void {
+    this.playerRefused = true;
+    this.movesAsked = -1n;
+    this.set({ seat: this.token ? this.state.seat : undefined, asPlayer: false, moves: [], notice: { tone: "warn", text: `You are watching as a spectator: your sign-in was refused (${why}).` } });
   }
 
   dismiss(): void {

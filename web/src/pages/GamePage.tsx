@@ -1,7 +1,7 @@
 // A game: the board, the seats and their clocks, the seat's moves, the history and what
 // happens as it happens. A pure render of the controller's state (game.ts).
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { describe, gameClient } from "../api";
+import { asSeat, describe, gameClient } from "../api";
 import { go, href, titleOf, useShell } from "../app";
 import { NoticeBar, Panel, Seats } from "../components";
 import { outcomeText, reasonText, seatLabel, statusText, timeControlText, optionsText } from "../format";
@@ -9,6 +9,7 @@ import { GameController, type GameState } from "../game";
 import { GAMES } from "../games";
 import { GameStatus, type GameHeader, type TurnRecord } from "../gen/tabletop/common/v1/game_pb";
 import { SeatState } from "../gen/tabletop/common/v1/table_pb";
+import { freshToken, useSession } from "../player";
 import { keepSeats, playerName, setPlayerName } from "../seats";
 import type { LegalMove } from "../boards/types";
 
@@ -16,7 +17,10 @@ const FILTER_FROM = 10; // moves: above this many, a filter box
 
 function useController(game: string, gameId: string, seat?: number): [GameController, GameState] {
   const shell = useShell();
-  const controller = useMemo(() => new GameController(gameClient(GAMES[game]!.service, shell.transport), game, gameId, seat), [game, gameId, seat, shell.transport]);
+  const controller = useMemo(
+    () => new GameController(gameClient(GAMES[game]!.service, shell.transport), game, gameId, seat, () => freshToken(shell.transport)),
+    [game, gameId, seat, shell.transport],
+  );
   const [state, setState] = useState(controller.state);
   useEffect(() => {
     const unsubscribe = controller.subscribe(() => setState(controller.state));
@@ -58,7 +62,8 @@ export function GamePage(props: { game: string; gameId: string; seat?: number })
         </h1>
         {header && (
           <p class="muted game-sub">
-            <span class="status">{statusText(header)}</span> · move {String(header.version)} · {timeControlText(header.timeControl)}
+            <span class="status">{statusText(header)}</span> · {header.rated ? <strong class="rated-tag">rated</strong> : "casual"} · move {String(header.version)} ·{" "}
+            {timeControlText(header.timeControl)}
             {optionsText(header.options) && ` · ${optionsText(header.options)}`}
           </p>
         )}
@@ -126,18 +131,21 @@ function Waiting(props: { controller: GameController; state: GameState; header: 
   const [name, setName] = useState(playerName());
   const [error, setError] = useState<string>();
   const shell = useShell();
+  const player = useSession();
   const link = location.href;
   async function join() {
-    const who = name.trim();
+    const who = player ? player.playerName : name.trim();
     if (!who) {
       setError("Write your name first: the other players see it.");
       return;
     }
-    setPlayerName(who);
+    if (!player) setPlayerName(who);
     try {
-      const joined = await gameClient(GAMES[game]!.service, shell.transport).joinGame({ gameId: header.gameId, playerName: who }, { timeoutMs: 10_000 });
+      // Signed in: the player's token takes the seat (no seat token to keep).
+      const token = player ? await freshToken(shell.transport) : undefined;
+      const joined = await gameClient(GAMES[game]!.service, shell.transport).joinGame({ gameId: header.gameId, playerName: who }, asSeat(token, { timeoutMs: 10_000 }));
       const t = joined.seatToken!;
-      keepSeats([{ game, gameId: header.gameId, seat: t.seat, seatName: t.name, token: t.token, savedAt: Date.now() }]);
+      if (!token) keepSeats([{ game, gameId: header.gameId, seat: t.seat, seatName: t.name, token: t.token, savedAt: Date.now() }]);
       go({ page: "game", game, gameId: header.gameId, seat: t.seat });
     } catch (e) {
       setError(`Joining was refused: ${describe(e)}`);
@@ -150,10 +158,19 @@ function Waiting(props: { controller: GameController; state: GameState; header: 
         The game starts when every seat is taken. Send this page's address to whoever should join:
       </p>
       <input class="share" readOnly value={link} aria-label="This table's address" onFocus={(e) => e.currentTarget.select()} />
+      {header.rated && !player && <p class="muted">A rated table seats signed-in players only: <a href={href({ page: "account" })}>sign in</a> to take a seat.</p>}
       {state.seat === undefined && open.length > 0 && (
         <div class="join-row">
-          <label for="join-name">Your name</label>
-          <input id="join-name" maxLength={40} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          {player ? (
+            <span>
+              As <strong>{player.playerName}</strong>
+            </span>
+          ) : (
+            <>
+              <label for="join-name">Your name</label>
+              <input id="join-name" maxLength={40} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            </>
+          )}
           <button type="button" class="primary" onClick={() => void join()}>
             Take a seat
           </button>

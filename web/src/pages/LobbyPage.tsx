@@ -1,17 +1,20 @@
 // A game's lobby: the tables waiting for players (seats, clocks, options), games being
 // played, a new table (seats open, yours or bots; a clock; the game's options), and
-// joining a table by name.
+// joining a table by name; signed in, the player's token takes the seats, and a rated
+// table, finding a match and the leaderboard are a click away.
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { describe, gameClient, type GameClient } from "../api";
+import { asSeat, describe, gameClient, type GameClient } from "../api";
 import { go, href, titleOf, useShell } from "../app";
 import { enumText } from "../boards/generic";
-import { NoticeBar, Panel } from "../components";
+import { NoticeBar, Panel, PlayerName, SeatRating } from "../components";
 import { optionsText, seatStateText, timeControlText } from "../format";
 import { GAMES } from "../games";
 import { GameStatus, type GameHeader } from "../gen/tabletop/common/v1/game_pb";
 import { BotLevel, BotLevelSchema, SeatKind, SeatState, TimeoutAction } from "../gen/tabletop/common/v1/table_pb";
 import { OptionsForm, optionsInit, type OptionValues } from "../options";
+import { freshToken, useSession, type Session } from "../player";
 import { keepSeats, playerName, seatsOf, setPlayerName } from "../seats";
+import { FindMatchButtons } from "./MatchPage";
 import { sleep } from "../watch";
 
 const REFRESH_MS = 4000;
@@ -58,21 +61,25 @@ export function LobbyPage(props: { game: string }) {
   const [lists, error, refresh] = useTables(client);
   const [name, setName] = useState(playerName());
   const [notice, setNotice] = useState<string>();
+  const player = useSession();
   const entry = shell.games?.find((g) => g.name === props.game);
 
   async function join(gameId: string, seat?: number) {
     setNotice(undefined);
-    const who = name.trim();
+    const who = player ? player.playerName : name.trim();
     if (!who) {
       setNotice("Write your name first: the other players see it.");
       document.getElementById("your-name")?.focus();
       return;
     }
-    setPlayerName(who);
+    if (!player) setPlayerName(who);
     try {
-      const joined = await client.joinGame({ gameId, seat, playerName: who }, { timeoutMs: 10_000 });
+      // Signed in: the player's token takes the seat, which is then the player's on
+      // every tab; no seat token to keep.
+      const token = player ? await freshToken(shell.transport) : undefined;
+      const joined = await client.joinGame({ gameId, seat, playerName: who }, asSeat(token, { timeoutMs: 10_000 }));
       const t = joined.seatToken!;
-      keepSeats([{ game: props.game, gameId, seat: t.seat, seatName: t.name, token: t.token, savedAt: Date.now() }]);
+      if (!token) keepSeats([{ game: props.game, gameId, seat: t.seat, seatName: t.name, token: t.token, savedAt: Date.now() }]);
       go({ page: "game", game: props.game, gameId, seat: t.seat });
     } catch (e) {
       setNotice(`Joining was refused: ${describe(e)}`);
@@ -85,12 +92,22 @@ export function LobbyPage(props: { game: string }) {
       <h1>{titleOf(shell, props.game)}</h1>
       {entry && !entry.up && <NoticeBar notice={{ tone: "warn", text: "This game's service does not answer now: tables cannot be created or joined until it is back." }} />}
       <NoticeBar notice={notice ? { tone: "error", text: notice } : undefined} onClose={() => setNotice(undefined)} />
-      <div class="name-row">
-        <label for="your-name">Your name</label>
-        <input id="your-name" maxLength={40} autoComplete="nickname" value={name} placeholder="as the other players see it" onInput={(e) => setName(e.currentTarget.value)} onChange={(e) => setPlayerName(e.currentTarget.value)} />
-      </div>
+      {player ? (
+        <p class="signed-in-row">
+          Playing as <strong>{player.playerName}</strong> (signed in): your seats are yours on every tab.
+        </p>
+      ) : (
+        <div class="name-row">
+          <label for="your-name">Your name</label>
+          <input id="your-name" maxLength={40} autoComplete="nickname" value={name} placeholder="as the other players see it" onInput={(e) => setName(e.currentTarget.value)} onChange={(e) => setPlayerName(e.currentTarget.value)} />
+          <span class="muted">
+            or <a href={href({ page: "account" })}>sign in</a> for rated games and matchmaking
+          </span>
+        </div>
+      )}
+      <FindMatchButtons game={props.game} />
       <div class="lobby-grid">
-        <CreateTable game={props.game} client={client} name={name} min={entry?.minPlayers ?? 2} max={entry?.maxPlayers ?? 2} />
+        <CreateTable game={props.game} client={client} name={player ? player.playerName : name} player={player} min={entry?.minPlayers ?? 2} max={entry?.maxPlayers ?? 2} />
         <div class="lobby-lists">
           <Panel title="Tables waiting for players" id="waiting">
             {error && <NoticeBar notice={{ tone: "error", text: `The tables cannot be listed: ${error}` }} />}
@@ -121,7 +138,8 @@ export function LobbyPage(props: { game: string }) {
 
 function TableRow(props: { game: string; header: GameHeader; onJoin?: (gameId: string, seat?: number) => void }) {
   const { header: h, game, onJoin } = props;
-  const held = seatsOf(h.gameId);
+  const me = useSession()?.playerId;
+  const held = [...seatsOf(h.gameId), ...h.seats.filter((s) => me && s.playerId === me)];
   const open = h.seats.filter((s) => s.state === SeatState.OPEN);
   const created = h.createdAt ? new Date(Number(h.createdAt.seconds) * 1000) : undefined;
   return (
@@ -129,12 +147,14 @@ function TableRow(props: { game: string; header: GameHeader; onJoin?: (gameId: s
       <div class="table-seats">
         {h.seats.map((s) => (
           <span key={s.index} class={s.state === SeatState.OPEN ? "chip open" : "chip"}>
-            <strong>{s.name}</strong> {s.state === SeatState.OPEN ? "open" : s.playerName}
+            <strong>{s.name}</strong> {s.state === SeatState.OPEN ? "open" : <PlayerName seat={s} />}
+            <SeatRating seat={s} />
             {s.state === SeatState.BOT || s.state === SeatState.GIVEN_UP ? <span class="muted"> ({seatStateText(s)})</span> : null}
           </span>
         ))}
       </div>
       <div class="table-facts muted">
+        {h.rated && <strong class="rated-tag">rated · </strong>}
         {timeControlText(h.timeControl)}
         {optionsText(h.options) && ` · ${optionsText(h.options)}`}
         {created && ` · ${created.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`}
@@ -161,8 +181,10 @@ function TableRow(props: { game: string; header: GameHeader; onJoin?: (gameId: s
 type SeatChoice = { kind: "you" | "open" | "bot"; level: BotLevel };
 type ClockMode = "none" | "move" | "bank";
 
-function CreateTable(props: { game: string; client: GameClient; name: string; min: number; max: number }) {
-  const { game, client, min, max } = props;
+function CreateTable(props: { game: string; client: GameClient; name: string; player?: Session; min: number; max: number }) {
+  const { game, client, min, max, player } = props;
+  const shell = useShell();
+  const [rated, setRated] = useState(false);
   const def = GAMES[game]!;
   const [players, setPlayers] = useState(min);
   const [seats, setSeats] = useState<SeatChoice[]>(() => Array.from({ length: max }, (_, i) => ({ kind: i === 0 ? "you" : "bot", level: BotLevel.EASY })));
@@ -187,6 +209,10 @@ function CreateTable(props: { game: string; client: GameClient; name: string; mi
     setError(undefined);
     const chosen = seats.slice(0, players);
     const who = props.name.trim();
+    if (rated && chosen.some((s) => s.kind === "bot")) {
+      setError("A rated table seats players only: make the other seats open.");
+      return;
+    }
     if (!chosen.some((s) => s.kind === "you")) {
       setError("Keep at least one seat for yourself (or watch a table from the list).");
       return;
@@ -206,9 +232,11 @@ function CreateTable(props: { game: string; client: GameClient; name: string; mi
             ...(clock === "move" ? { perDecision: seconds(perMove, 1) } : { bank: seconds(bank, 60), increment: seconds(increment, 1) }),
             onTimeout: forfeit ? TimeoutAction.FORFEIT : TimeoutAction.BOT_MOVES,
           };
-    setPlayerName(who);
+    if (!player) setPlayerName(who);
     setBusy(true);
     try {
+      // Signed in: the player's token takes the reserved seat.
+      const token = player ? await freshToken(shell.transport) : undefined;
       const created = await client.createGame(
         {
           players,
@@ -219,11 +247,12 @@ function CreateTable(props: { game: string; client: GameClient; name: string; mi
             botLevel: s.kind === "bot" ? s.level : BotLevel.UNSPECIFIED,
           })),
           timeControl,
+          rated: player ? rated : false,
         },
-        { timeoutMs: 15_000 },
+        asSeat(token, { timeoutMs: 15_000 }),
       );
       const gameId = created.game!.gameId;
-      keepSeats(created.seatTokens.map((t) => ({ game, gameId, seat: t.seat, seatName: t.name, token: t.token, savedAt: Date.now() })));
+      if (!token) keepSeats(created.seatTokens.map((t) => ({ game, gameId, seat: t.seat, seatName: t.name, token: t.token, savedAt: Date.now() })));
       go({ page: "game", game, gameId, seat: created.seatTokens[0]?.seat });
     } catch (problem) {
       setError(`The table was not created: ${describe(problem)}`);
@@ -269,6 +298,26 @@ function CreateTable(props: { game: string; client: GameClient; name: string; mi
             </div>
           ))}
         </fieldset>
+        {player && (
+          <label class="check">
+            <input
+              type="checkbox"
+              id="rated"
+              checked={rated}
+              onChange={(e) => {
+                const on = e.currentTarget.checked;
+                setRated(on);
+                if (on) {
+                  // A rated table: players only, and a clock whose timeout loses.
+                  setSeats(seats.map((s) => (s.kind === "bot" ? { ...s, kind: "open" } : s)));
+                  if (clock === "none") setClock("move");
+                  setForfeit(true);
+                }
+              }}
+            />{" "}
+            rated (players only, a clock that forfeits; the result moves every seat's rating)
+          </label>
+        )}
         <fieldset>
           <legend>Clock</legend>
           <div class="radio-row" role="radiogroup" aria-label="Clock">
