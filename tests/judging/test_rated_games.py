@@ -7,7 +7,6 @@ ones', and the rebuild command a user runs finds the store's standings equal.
 
 from __future__ import annotations
 
-import os
 import random
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
@@ -17,14 +16,7 @@ import pytest
 from tests.judging.checks import games_counted, rebuild_equal, strong_above_weak
 from tests.judging.gateway import CHANNELING, Guest, Reflected, judged_stack, rebuild_check, sign_in
 from tests.judging.play import play_rated
-from tests.support import ROOT
 
-# pytest.mark.soak once pyproject.toml registers it (make test leaves those out); until
-# then the 100-game case runs when TABLETOP_RANDOM_GAMES is set (make soak, -k random).
-if '"soak:' in (ROOT / "pyproject.toml").read_text():
-    SOAK = [pytest.mark.soak]
-else:
-    SOAK = [pytest.mark.skipif(not os.environ.get("TABLETOP_RANDOM_GAMES"), reason="make soak")]
 TABLES_AT_ONCE = 4
 
 
@@ -38,7 +30,7 @@ def pairings(games: int, strong: list[Guest], weak: list[Guest]) -> list[list[Gu
     return pairs
 
 
-@pytest.mark.parametrize("games", [20, pytest.param(100, marks=SOAK)], ids=["20", "soak-100"])
+@pytest.mark.parametrize("games", [20, pytest.param(100, marks=pytest.mark.soak)], ids=["20", "soak-100"])
 def test_random_and_hard_guests_rated_through_the_gateway(games, tmp_path):
     path = tmp_path / "channeling.db"
     store_url = f"sqlite:///{path}"
