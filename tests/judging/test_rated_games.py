@@ -30,7 +30,9 @@ def pairings(games: int, strong: list[Guest], weak: list[Guest]) -> list[list[Gu
     return pairs
 
 
-@pytest.mark.parametrize("games", [20, pytest.param(100, marks=pytest.mark.soak)], ids=["20", "soak-100"])
+@pytest.mark.parametrize(
+    "games", [20, pytest.param(100, marks=pytest.mark.soak)], ids=["20", "soak-100"]
+)
 def test_random_and_hard_guests_rated_through_the_gateway(games, tmp_path):
     path = tmp_path / "channeling.db"
     store_url = f"sqlite:///{path}"
