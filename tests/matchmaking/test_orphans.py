@@ -26,6 +26,7 @@ from services.kit.players.seats import PlayerPolicy
 from services.kit.store import pool as store_pool
 from tests.matchmaking.test_find_match import SIGNER, find, first_waiting, found
 from tests.matchmaking.test_replicas import URL, games_held
+from tests.matchmaking.test_replicas_killed import replica_env
 from tests.players.support import AUDIENCE, ISSUER
 from tests.ratings.test_store import schema_url
 from tests.support import service_in_process, start_process
@@ -50,16 +51,8 @@ async def test_a_replica_killed_between_the_table_and_the_marks_leaves_no_orphan
         monkeypatch.setenv(name, value)
     url = schema_url(POSTGRES or "")
     URL[:] = [url]
-    key = tmp_path / "players.pem"
-    key.write_bytes(SIGNER.public_pem())
-    env = {
-        **SETTINGS,
-        "TABLETOP_STORE_URL": url,
-        "TABLETOP_JWT_PUBLIC_KEY_FILE": str(key),
-        "TABLETOP_JWT_ISSUER": ISSUER,
-        "TABLETOP_JWT_AUDIENCE": AUDIENCE,
-        shared.FAULT_ENV: "after_table",  # this process alone: it dies there
-    }
+    # This process alone dies at the fault point.
+    env = replica_env(tmp_path, url, **SETTINGS, **{shared.FAULT_ENV: "after_table"})
     run = uuid.uuid4().hex[:8]
     one, two, keeper = (f"player-{run}-{n}" for n in ("one", "two", "keeper"))
     pool = table_pb2.TimeControl(per_decision=duration_pb2.Duration(seconds=61))

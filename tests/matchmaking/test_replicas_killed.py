@@ -36,20 +36,30 @@ async def rows(url: str, player: str) -> int:
         return int(row[0]) if row else 0
 
 
-@pytest.mark.skipif(not POSTGRES, reason="TABLETOP_TEST_POSTGRES_URL is not set")
-@pytest.mark.parametrize("heartbeat", [0.5, 1000.0], ids=["stale-dropped", "control-never-stale"])
-async def test_a_killed_replicas_player_is_dropped_and_the_others_still_meet(tmp_path, heartbeat):
-    url = schema_url(POSTGRES or "")
+def replica_env(tmp_path, url: str, **settings: str) -> dict[str, str]:
+    """A Channeling process on ``url`` that verifies the test's players' tokens itself
+    (a key file), with ``settings`` added."""
     key = tmp_path / "players.pem"
     key.write_bytes(SIGNER.public_pem())
-    env = {
+    return {
         "TABLETOP_STORE_URL": url,
         "TABLETOP_JWT_PUBLIC_KEY_FILE": str(key),
         "TABLETOP_JWT_ISSUER": ISSUER,
         "TABLETOP_JWT_AUDIENCE": AUDIENCE,
-        "TABLETOP_POOL_HEARTBEAT_SECONDS": str(heartbeat),
-        "TABLETOP_MATCH_TICK_SECONDS": "0.1",
+        **settings,
     }
+
+
+@pytest.mark.skipif(not POSTGRES, reason="TABLETOP_TEST_POSTGRES_URL is not set")
+@pytest.mark.parametrize("heartbeat", [0.5, 1000.0], ids=["stale-dropped", "control-never-stale"])
+async def test_a_killed_replicas_player_is_dropped_and_the_others_still_meet(tmp_path, heartbeat):
+    url = schema_url(POSTGRES or "")
+    env = replica_env(
+        tmp_path,
+        url,
+        TABLETOP_POOL_HEARTBEAT_SECONDS=str(heartbeat),
+        TABLETOP_MATCH_TICK_SECONDS="0.1",
+    )
     doomed = start_process("services.channeling", env, tmp_path / "a.log")
     live = start_process("services.channeling", env, tmp_path / "b.log")
     try:
