@@ -34,6 +34,11 @@ _log = structlog.get_logger("games")
 # still lands within a second of the deadline. A person's seat is played at "medium"
 # (a fifth of the budget, 100 ms by default), so this binds only above 1 s a decision.
 TIMEOUT_MOVE_MS = 200.0
+# The longest a timeout's move waits for a worker's answer, queueing included: workers
+# still starting on a loaded machine, or stopped, must not hold the deadline (and the
+# game's lock, which every read of it waits for). Past it the move is a uniformly random
+# legal one, as when a search fails, so the entry lands within a second of its deadline.
+TIMEOUT_WAIT_S = 0.8
 
 
 def _logged(task: asyncio.Task[Any]) -> None:
@@ -122,8 +127,8 @@ class BotMoves(Manager):
         With a bot pool the level's search runs in a worker process, so the event loop
         and every other game go on; this game waits for it (its lock is held, so no
         other entry can slip in between the decision and its append). Without one (tests,
-        tools), or if the search fails, a uniformly random legal move: a bot never stalls
-        a game.
+        tools), if the search fails, or if a timeout's search is late, a uniformly random
+        legal move: a bot never stalls a game.
         """
         level = game.table.seats[seat].level
         moves = self.engine.legal_moves(game.state, seat)
@@ -138,7 +143,7 @@ class BotMoves(Manager):
                 asked["gives_way"] = True
             try:
                 with tracing.span("bot.search", game=self.game_type, seat=seat, level=level):
-                    text = await self.bots.decide(
+                    decided = self.bots.decide(
                         self.game_type,
                         game.state,
                         seat,
@@ -146,7 +151,11 @@ class BotMoves(Manager):
                         players=game.record.players,
                         **asked,
                     )
+                    text = await (asyncio.wait_for(decided, TIMEOUT_WAIT_S) if urgent else decided)
                 move = self.engine.parse_move(text)
+            except TimeoutError:
+                _log.warning("bot_search_late", seat=seat, level=level, waited_s=TIMEOUT_WAIT_S)
+                move = None
             except Exception as exc:
                 _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))
                 move = None

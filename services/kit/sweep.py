@@ -7,9 +7,11 @@ through the same versioned append, so replicas and restarts never apply one twic
 Deadlines are law at every entry point: a call that acts on or lists for a seat holds
 the game's lock through :meth:`ClockSweep.acting`, which first lands whatever is due,
 then lets the call be judged against the new state. Reads (GetGame, GetHistory,
-WatchGame) never write and never wait for a search: they start the landing in the
+WatchGame) never write and never start a search: they start the landing in the
 background (:meth:`ClockSweep.due_soon`) and answer the state as it is; watchers get
-the timeout a moment later.
+the timeout a moment later. A landing under way holds the game's lock, so a read may wait
+for it: at most a timeout's move, which waits ``TIMEOUT_WAIT_S`` for a worker at most
+(:mod:`services.kit.botmoves`).
 
 Nothing waits for a call, though: a game this process holds rings an alarm at its next
 due time, a deadline, a waiting table's expiry or the idle time (:mod:`services.kit.alarms`),

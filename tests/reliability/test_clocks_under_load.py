@@ -9,13 +9,20 @@ forfeit and a bot's timeout land within a second or so of their deadlines, and a
 bot answers while the flood runs. The lateness measured is printed.
 
 Control: with every queued bot turn handed to the worker at once (the queue's runners as
-many as the tables: no lane in front of the worker) and no search giving way, the
-timeout's search waits behind the flood's, and the same assertion fails.
+many as the tables: no lane in front of the worker), no search giving way and no cap on
+the timeout's wait for a worker, the timeout's search waits behind the flood's, and the
+same assertion fails.
+
+A worker that does not answer at all (SIGSTOPped here; on a loaded machine, one still
+starting) does not hold the deadline either: past ``TIMEOUT_WAIT_S`` the timeout's move
+is a random legal one (control: without that cap the timeout waits for the worker).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -26,6 +33,7 @@ from tabletop.common.v1 import table_pb2
 
 from client.api import GameClient
 from services.channeling import engine as channeling
+from services.kit import botmoves
 from services.kit import table as tables
 from services.kit.bots.pool import BotPool
 from services.kit.games import GameManager
@@ -141,6 +149,7 @@ async def test_control_with_every_bot_turn_handed_to_the_worker_at_once_the_time
     pool, monkeypatch
 ):
     monkeypatch.setattr(pool, "give_way", lambda on: None)  # no search gives way
+    monkeypatch.setattr(botmoves, "TIMEOUT_WAIT_S", 60.0)  # no cap on the worker's answer
     m = await flooded(pool, runners=FLOOD)  # no lane in front of the worker
     try:
         late, events = await timeout_lateness(m, forfeit=False)
@@ -148,6 +157,32 @@ async def test_control_with_every_bot_turn_handed_to_the_worker_at_once_the_time
         await m.close()
     assert events[:2] == ["timeout", "bot_move"]
     assert late > LATE  # what the assertion above catches
+
+
+@pytest.mark.parametrize("capped", [True, False], ids=["capped", "control-uncapped"])
+async def test_a_stopped_worker_does_not_hold_a_timeout(capped, monkeypatch, caplog):
+    if not capped:
+        monkeypatch.setattr(botmoves, "TIMEOUT_WAIT_S", 60.0)
+    stopped = BotPool(workers=1, ms_per_decision=BOT_MS)
+    await stopped.warm()
+    workers = list(stopped._executor._processes)  # type: ignore[attr-defined]
+    m = GameManager(channeling, open_store("memory://"), bots=stopped)
+    for pid in workers:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        if capped:
+            late, events = await timeout_lateness(m, forfeit=False)
+            print(f"worker stopped: the bot's timeout move {late * 1000:.0f} ms late")
+            assert events[:2] == ["timeout", "bot_move"]
+            assert 0 <= late < LATE
+        else:
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(timeout_lateness(m, forfeit=False), 2.0 + LATE + 1.0)
+    finally:
+        for pid in workers:
+            os.kill(pid, signal.SIGCONT)
+        await m.close()
+        stopped.close()
 
 
 def duration(seconds: float) -> duration_pb2.Duration:
