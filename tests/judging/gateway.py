@@ -53,33 +53,30 @@ class Reflected(ReflectedClient):
             for m in self.service.methods
         }
 
-    def call(
-        self, method: str, body: dict[str, Any], token: str | None = None, timeout: float = 15
-    ) -> dict[str, Any]:
+    def _stub(self, method: str, kind: Callable[..., Any]) -> tuple[Any, Callable[[dict], Any]]:
+        """The method's callable of ``kind`` (unary_unary, unary_stream), and how to build
+        its request from a JSON-like dict."""
         request, response = self.types[method]
-        stub = self.channel.unary_unary(
+        stub = kind(
             f"/{self.service.full_name}/{method}",
             request_serializer=request.SerializeToString,
             response_deserializer=response.FromString,
         )
-        reply = stub(
-            json_format.ParseDict(body, request()), metadata=_bearer(token), timeout=timeout
-        )
+        return stub, lambda body: json_format.ParseDict(body, request())
+
+    def call(
+        self, method: str, body: dict[str, Any], token: str | None = None, timeout: float = 15
+    ) -> dict[str, Any]:
+        stub, request = self._stub(method, self.channel.unary_unary)
+        reply = stub(request(body), metadata=_bearer(token), timeout=timeout)
         return json_format.MessageToDict(reply)
 
     def stream(
         self, method: str, body: dict[str, Any], token: str | None = None, timeout: float = 120
     ) -> Iterator[dict[str, Any]]:
         """A server stream's messages, as dicts; closing the iterator cancels the call."""
-        request, response = self.types[method]
-        stub = self.channel.unary_stream(
-            f"/{self.service.full_name}/{method}",
-            request_serializer=request.SerializeToString,
-            response_deserializer=response.FromString,
-        )
-        call = stub(
-            json_format.ParseDict(body, request()), metadata=_bearer(token), timeout=timeout
-        )
+        stub, request = self._stub(method, self.channel.unary_stream)
+        call = stub(request(body), metadata=_bearer(token), timeout=timeout)
         try:
             for message in call:
                 yield json_format.MessageToDict(message)
