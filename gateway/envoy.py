@@ -53,6 +53,7 @@ CONNECTION_WINDOW = 1_048_576
 UNLIMITED = 2**31 - 1
 MAX_CONNECTIONS = 50_000
 STREAM_GRACE = 60.0  # seconds Envoy's bound on a stream comes after the router's
+HEALTH_TIMEOUT = 1.0  # seconds a backend's health check may take
 # Header blocks Envoy takes, both ways: far above what a call may carry (16 KiB, 100
 # entries, checked by the services with a reason), so that Envoy passes on whatever a
 # service or a client would judge directly and they answer as they would without us.
@@ -93,6 +94,7 @@ class Plan:
     stream_timeout: float = 3600.0
     max_connection_age: float = 0.0
     health_interval: float = 2.0
+    health_misses: int = 2  # checks in a row unanswered before a backend is out
     # A proxy in front that is the only way in sends x-forwarded-for: believe its last hop.
     trust_forwarded_for: bool = False
     access_log: bool = True
@@ -397,12 +399,18 @@ def _cluster(plan: Plan, name: str, addresses: Sequence[str]) -> dict[str, Any]:
         # times the CPU per call with 64 client connections (docs/design.md);
         # HEADER_FIELD_KB keeps such errors to answers no service of ours sends.
         "load_assignment": {"cluster_name": name, "endpoints": [{"lb_endpoints": endpoints}]},
+        # A busy backend (its event loop a second behind on a loaded machine) is not a
+        # down one: it is taken out after two checks in a row unanswered within a second
+        # (a hung or lost backend: about twice the interval plus 2 s), while a backend
+        # that answers NOT_SERVING (draining) is out at once whatever the threshold (an
+        # active failure, in Envoy's terms). One miss took the only backend out and
+        # refused every call until the next check (CI, under load).
         "health_checks": [
             {
-                "timeout": _seconds(min(1.0, plan.health_interval)),
+                "timeout": _seconds(HEALTH_TIMEOUT),
                 "interval": interval,
                 "no_traffic_interval": interval,
-                "unhealthy_threshold": 1,
+                "unhealthy_threshold": plan.health_misses,
                 "healthy_threshold": 1,
                 "grpc_health_check": {"service_name": entry.service_name},
             }

@@ -80,6 +80,10 @@ def settings() -> list[config.Setting]:
           "its last check is answered UNAVAILABLE at once (Envoy's check on its data "
           "path; the Python side follows each backend's health Watch, told at once of a "
           "drain or a lost connection, and retries a failed one this often)"),
+        S("health_misses", "TABLETOP_HEALTH_MISSES", "2", "int",
+          "Envoy's checks in a row a backend may leave unanswered (1 s each) before it is "
+          "taken out; a backend that answers NOT_SERVING (draining) is out at once. 1 takes "
+          "out a backend whose event loop is a second behind under load"),
         S("health_poll", "TABLETOP_HEALTH_POLL_SECONDS", "", "str",
           "how often the Python side also polls each backend's health Check, for a backend "
           "that hangs without closing its connection (its Watch then says nothing); "
@@ -308,6 +312,7 @@ def _plan(cfg: config.Config, routes: Mapping[str, list[str]], control_port: int
         stream_timeout=cfg.stream_timeout,
         max_connection_age=cfg.max_connection_age,
         health_interval=cfg.health_interval,
+        health_misses=cfg.health_misses,
         trust_forwarded_for=cfg.trust_forwarded_for,
         access_log=cfg.access_log,
         access_log_sample=cfg.access_log_sample,
@@ -348,6 +353,10 @@ async def serve(cfg: config.Config) -> None:
     if cfg.data_path not in ("envoy", "python"):
         raise SystemExit(
             f"configuration error: TABLETOP_GATEWAY_DATA_PATH={cfg.data_path!r}: envoy or python"
+        )
+    if cfg.health_misses < 1:
+        raise SystemExit(
+            f"configuration error: TABLETOP_HEALTH_MISSES={cfg.health_misses}: 1 or more"
         )
     on_envoy = cfg.data_path == "envoy"
     poll = health_poll(cfg.health_poll, on_envoy, cfg.health_interval)
