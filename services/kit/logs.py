@@ -11,6 +11,8 @@ carries its ``trace_id`` and ``span_id``, so a log line leads to its trace and b
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime
 import json
 import logging
@@ -116,4 +118,27 @@ class AccessLog:
         line["timestamp"] = datetime.datetime.now(_UTC).isoformat().replace("+00:00", "Z")
         out = sys.stdout
         out.write(json.dumps(line) + "\n")
+        _flush_soon(out)
+
+
+_unflushed: set[Any] = set()  # streams with access lines written since their last flush
+
+
+def _flush_soon(out: Any) -> None:
+    """Flush ``out`` once the event loop has run what is ready: the lines of every call
+    that ended meanwhile go out in one write, where a flush per line was a system call
+    per call. Outside a loop, at once."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        out.flush()
+        return
+    if out not in _unflushed:
+        _unflushed.add(out)
+        loop.call_soon(_flush, out)
+
+
+def _flush(out: Any) -> None:
+    _unflushed.discard(out)
+    with contextlib.suppress(OSError, ValueError):  # closed, or its reader gone
         out.flush()
