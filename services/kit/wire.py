@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from google.protobuf import duration_pb2, timestamp_pb2
+from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 from tabletop.common.v1 import game_pb2, table_pb2
 
 from services.kit import table as tables
@@ -84,6 +84,24 @@ def outcome(result: Outcome) -> game_pb2.Outcome:
     )
 
 
+_STRUCTS: dict[int, tuple[Mapping[str, Any], struct_pb2.Struct]] = {}
+
+
+def options_struct(options: Mapping[str, Any]) -> struct_pb2.Struct:
+    """A game's options as a Struct, built once per options object (a game's never
+    change once it is made): copying it costs a quarter of building it from the dict,
+    and every header carries it."""
+    found = _STRUCTS.get(id(options))
+    if found is not None and found[0] is options:
+        return found[1]
+    struct = struct_pb2.Struct()
+    struct.update(options)
+    if len(_STRUCTS) >= 4096:
+        _STRUCTS.clear()
+    _STRUCTS[id(options)] = (options, struct)
+    return struct
+
+
 def header(snap: Snapshot) -> game_pb2.GameHeader:
     msg = game_pb2.GameHeader(
         game_id=snap.game_id,
@@ -108,7 +126,7 @@ def header(snap: Snapshot) -> game_pb2.GameHeader:
     if snap.viewer is not None:
         msg.viewer = snap.viewer
     if snap.options:
-        msg.options.update(snap.options)
+        msg.options.CopyFrom(options_struct(snap.options))
     if snap.clock is not None:
         msg.time_control.CopyFrom(time_control(snap.clock))
     msg.rematch_offers.extend(snap.rematch_offers)

@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 import pytest
+from google.protobuf import struct_pb2
 
 from services import registry
 from services.kit import encoding, wire
@@ -201,3 +202,19 @@ def test_the_answers_fields_are_numbered_as_the_encoder_writes_them():
             "turn",
             "view",
         }
+
+
+async def test_a_header_carries_its_own_options_struct(game):
+    """The options' Struct is built once per options object: each header still carries
+    exactly its snapshot's options (compared with a Struct built from the dict)."""
+    _, engine, _, _ = game
+    manager = GameManager(engine, open_store("memory://"))
+    live, _ = await manager.create(engine.GAME.min_players, engine.Options(), seed=3)
+    async with manager.locked(live.record.game_id) as now:
+        snap = manager.snapshot(now, 0)
+    variants = [snap.options, {"a": 1}, {"a": 2, "b": [1, "x"]}, {"a": 1}, snap.options]
+    for options in variants:
+        expected = struct_pb2.Struct()
+        expected.update(options)
+        for _ in range(2):  # built, then reused
+            assert wire.header(dataclasses.replace(snap, options=options)).options == expected
