@@ -30,7 +30,9 @@ from services.kit.games import Snapshot
 # WatchGameResponse's (whose moves, 4, come after), and ListMovesResponse's.
 GAME, TURN, VIEW = 1, 2, 3
 LISTED_MOVES, LISTED_LABELS = 2, 3
-CACHED = 1024  # headers and views kept: a few versions of every game moving at once
+# Kept: the answers of one version reuse them, so a few versions of the games moving at
+# once are enough; a view's bytes hold the view itself too (kilobytes), a header's little.
+HEADERS, VIEWS = 1024, 256
 
 
 def varint(n: int) -> bytes:
@@ -92,7 +94,7 @@ class Encoder:
         if found is not None and found[0] is snap.options:
             return found[1]
         data: bytes = wire.header(snap).SerializeToString()
-        _keep(self._headers, key, (snap.options, data))
+        _keep(self._headers, key, (snap.options, data), HEADERS)
         return data
 
     def view(self, snap: Snapshot) -> bytes:
@@ -102,7 +104,7 @@ class Encoder:
         if found is not None and found[0] is snap.view:
             return found[1]
         data: bytes = self._view(snap).SerializeToString()
-        _keep(self._views, key, (snap.view, data))
+        _keep(self._views, key, (snap.view, data), VIEWS)
         return data
 
     def answer(self, game: bytes, turn: bytes | None, snap: Snapshot | None) -> bytes:
@@ -124,8 +126,8 @@ def listed(game: bytes, moves: list[bytes], labels: list[str]) -> bytes:
     return b"".join(parts)
 
 
-def _keep(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    if len(cache) >= CACHED:
+def _keep(cache: OrderedDict[Any, Any], key: Any, value: Any, most: int) -> None:
+    if len(cache) >= most:
         # The oldest. (Not a plain dict's next(iter()): after many deletions at its front
         # that walks every freed slot, a profile's 1% of the service's time.)
         cache.popitem(last=False)
