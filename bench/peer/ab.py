@@ -49,16 +49,29 @@ def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
         "rounds": args.peer_rounds or (1 if quick else 3),
         "window": args.peer_seconds or (2.0 if quick else 8.0),
         "warmup": args.peer_warmup if args.peer_warmup is not None else (0.5 if quick else 2.0),
+        # --peer-list-moves: both trees' players call ListMoves before each move (the plain
+        # unary path: ListMoves + SubmitMove, as a client that does not ask with_moves).
+        "list_moves": args.peer_list_moves,
     }
 
 
 def section(
-    roots: dict[str, Path], levels: list[int], rounds: int, window: float, warmup: float
+    roots: dict[str, Path],
+    levels: list[int],
+    rounds: int,
+    window: float,
+    warmup: float,
+    list_moves: bool = False,
 ) -> dict[str, Any]:
     started = time.time()
     out: dict[str, Any] = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        "settings": {"rounds": rounds, "window_seconds": window, "warmup_seconds": warmup},
+        "settings": {
+            "rounds": rounds,
+            "window_seconds": window,
+            "warmup_seconds": warmup,
+            "list_moves": list_moves,
+        },
         "roots": {label: str(root) for label, root in roots.items()},
         "load_average": {"start": [round(x, 2) for x in os.getloadavg()]},
         "rounds": [],
@@ -90,6 +103,7 @@ def section(
                         warmup,
                         seconds,
                         min_moves=100 if number else 0,
+                        list_moves=list_moves,
                     )
                     row = figures(side.target, level, number, w, os.getloadavg()[0])
                     rate[label] = max(rate[label], row["moves_per_second"] or 1.0)
@@ -130,7 +144,9 @@ def markdown(ab: dict[str, Any]) -> list[str]:
     out = [
         f"Measured {ab.get('started')} ({ab.get('duration_seconds')} s): {s.get('rounds')}"
         f" round(s) per tree and size, interleaved, {s.get('window_seconds')} s windows after"
-        f" {s.get('warmup_seconds')} s of play; load average {load.get('start')} at the start,"
+        f" {s.get('warmup_seconds')} s of play"
+        f"{'; players call ListMoves before each move' if s.get('list_moves') else ''};"
+        f" load average {load.get('start')} at the start,"
         f" {load.get('end')} at the end. Median round shown.",
         "",
         "| games at once | tree | server CPU µs/move | service | gateway (Python) | Envoy"

@@ -15,7 +15,10 @@ from bench.profile import _LINE, _frame
 KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "building view, header and turn messages",
-        re.compile(r"/codec\.py|kit/wire\.py|engine/view\.py|^handlers\.<locals>\.view "),
+        re.compile(
+            r"/codec\.py|kit/wire\.py|kit/encoding\.py|engine/view\.py"
+            r"|^handlers\.<locals>\.view "
+        ),
     ),
     ("the rules (engine)", re.compile(r"/engine/|kit/kernel\.py|kit/moves\.py")),
     ("the store (SQLite append and its thread)", re.compile(r"kit/store/")),

@@ -11,10 +11,14 @@ carries its ``trace_id`` and ``span_id``, so a log line leads to its trace and b
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime
 import json
 import logging
+import math
 import sys
+import time
 from typing import Any
 
 import structlog
@@ -106,14 +110,75 @@ class AccessLog:
             return
         if not _info_enabled:
             return
-        line = structlog.contextvars.get_contextvars()
-        line["method"] = method
-        line["code"] = code
-        line["latency_ms"] = latency_ms
-        line.update(extra)
-        line["event"] = "rpc"
-        line["level"] = "info"
-        line["timestamp"] = datetime.datetime.now(_UTC).isoformat().replace("+00:00", "Z")
         out = sys.stdout
-        out.write(json.dumps(line) + "\n")
+        out.write(_line(structlog.contextvars.get_contextvars(), method, code, latency_ms, extra))
+        _flush_soon(out)
+
+
+_OWN = frozenset({"method", "code", "latency_ms", "sample", "event", "level", "timestamp"})
+_string = json.encoder.encode_basestring_ascii  # json.dumps' (C) encoder of a str
+
+
+def _line(
+    bound: dict[str, Any], method: str, code: str, latency_ms: float, extra: dict[str, Any]
+) -> str:
+    """The access line: exactly json.dumps' text of the bound fields, then the call's,
+    written without the encoder's calls per line (half the cost, on every call)."""
+    if not _OWN.isdisjoint(bound):  # a bound field of the same name: json.dumps' order
+        line = {**bound, "method": method, "code": code, "latency_ms": latency_ms, **extra}
+        line.update(event="rpc", level="info", timestamp=_now())
+        return json.dumps(line) + "\n"
+    parts = [f"{_string(k)}: {_value(v)}" for k, v in bound.items()]
+    parts.append(
+        f'"method": {_string(method)}, "code": {_string(code)}, "latency_ms": {_value(latency_ms)}'
+    )
+    parts += [f"{_string(k)}: {_value(v)}" for k, v in extra.items()]
+    parts.append(f'"event": "rpc", "level": "info", "timestamp": "{_now()}"')
+    return "{" + ", ".join(parts) + "}\n"
+
+
+def _value(value: Any) -> str:
+    if value.__class__ is str:
+        return _string(value)
+    if value.__class__ is int:
+        return int.__repr__(value)
+    if value.__class__ is float and math.isfinite(value):
+        return float.__repr__(value)
+    return json.dumps(value)
+
+
+_second: list[Any] = [None, ""]  # the second of the last line, and its text
+
+
+def _now() -> str:
+    """The time as datetime's isoformat() in UTC, to the microsecond, with a Z."""
+    now = time.time()
+    second = int(now)
+    if second != _second[0]:
+        text = datetime.datetime.fromtimestamp(second, _UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        _second[:] = [second, text]
+    micro = int((now - second) * 1_000_000)
+    return f"{_second[1]}.{micro:06d}Z" if micro else f"{_second[1]}Z"  # as isoformat()
+
+
+_unflushed: set[Any] = set()  # streams with access lines written since their last flush
+
+
+def _flush_soon(out: Any) -> None:
+    """Flush ``out`` once the event loop has run what is ready: the lines of every call
+    that ended meanwhile go out in one write, where a flush per line was a system call
+    per call. Outside a loop, at once."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        out.flush()
+        return
+    if out not in _unflushed:
+        _unflushed.add(out)
+        loop.call_soon(_flush, out)
+
+
+def _flush(out: Any) -> None:
+    _unflushed.discard(out)
+    with contextlib.suppress(OSError, ValueError):  # closed, or its reader gone
         out.flush()

@@ -21,7 +21,7 @@ import structlog
 from tabletop.common.v1 import matchmaking_pb2
 
 from client import render
-from services.kit import auth, limits, lobby, outbox, status, wire
+from services.kit import auth, encoding, limits, lobby, outbox, status, wire
 from services.kit import rematch as rematches
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
@@ -210,7 +210,18 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         converted[key] = (snap.view, message)
         return message
 
-    updates = wire.WatchUpdates(pb2.WatchGameResponse, info.name, view, codec.move_to_proto)
+    # Each version's header per seat and each view serialized once, shared by SubmitMove's
+    # answer, ListMoves' and the watch updates (services/kit/encoding.py).
+    encoder = encoding.Encoder(view, encoding.header_key)
+    updates = wire.WatchUpdates(
+        pb2.WatchGameResponse, info.name, view, codec.move_to_proto, encoder
+    )
+
+    async def header_bytes(snap: Snapshot) -> bytes:
+        if snap.rated_shape:  # its seats' ratings, read from the store
+            data: bytes = (await header(snap)).SerializeToString()
+            return data
+        return encoder.header(snap)
 
     async def create_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         players = lobby.players_of(request, info)  # 0: one per listed seat, or the fewest
@@ -267,10 +278,10 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         game_id = _game_id(request)
         snap, moves, seat = await manager.legal_moves(game_id, await _caller(context, manager))
         _bind_seat(seat)
-        return pb2.ListMovesResponse(
-            game=await header(snap),
-            moves=[codec.move_to_proto(m) for m in moves],
-            labels=[str(m) for m in moves],  # the text form the move log stores
+        return encoding.listed(  # a ListMovesResponse's bytes
+            await header_bytes(snap),
+            [codec.move_to_proto(m).SerializeToString() for m in moves],
+            [str(m) for m in moves],  # the text form the move log stores
         )
 
     async def submit_move(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
@@ -291,10 +302,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             with_view=not request.omit_view,
         )
         _bind_seat(snap.viewer)
-        response = pb2.SubmitMoveResponse(game=await header(snap), turn=wire.turn(turn))
-        if snap.view is not None:
-            response.view.CopyFrom(view(snap))
-        return response
+        # A SubmitMoveResponse's bytes: the seat's header and view as its watchers get them.
+        return encoder.answer(await header_bytes(snap), wire.turn(turn).SerializeToString(), snap)
 
     async def watch_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         # Written with context.write, each write awaited: gRPC completes a write only once
@@ -435,9 +444,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         async def parsed(data: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             return await fn(parse(request_type, data), context)
 
-        return grpc.unary_unary_rpc_method_handler(
-            parsed, response_serializer=getattr(pb2, f"{name}Response").SerializeToString
-        )
+        # A handler may answer with its response's bytes (encoding.py): passed through.
+        return grpc.unary_unary_rpc_method_handler(parsed, response_serializer=wire.serialized)
 
     return grpc.method_handlers_generic_handler(
         spec.name,

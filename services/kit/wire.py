@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from google.protobuf import duration_pb2, timestamp_pb2
+from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 from tabletop.common.v1 import game_pb2, table_pb2
 
 from services.kit import table as tables
@@ -13,6 +13,9 @@ from services.kit.engine import Outcome
 from services.kit.games import SeatInfo, Snapshot, Turn
 from services.kit.store import GameRecord
 from services.kit.watchers import WatchItem
+
+if TYPE_CHECKING:
+    from services.kit.encoding import Encoder
 
 SEAT_STATES = {
     tables.OPEN: table_pb2.SEAT_STATE_OPEN,
@@ -81,6 +84,24 @@ def outcome(result: Outcome) -> game_pb2.Outcome:
     )
 
 
+_STRUCTS: dict[int, tuple[Mapping[str, Any], struct_pb2.Struct]] = {}
+
+
+def options_struct(options: Mapping[str, Any]) -> struct_pb2.Struct:
+    """A game's options as a Struct, built once per options object (a game's never
+    change once it is made): copying it costs a quarter of building it from the dict,
+    and every header carries it."""
+    found = _STRUCTS.get(id(options))
+    if found is not None and found[0] is options:
+        return found[1]
+    struct = struct_pb2.Struct()
+    struct.update(options)
+    if len(_STRUCTS) >= 4096:
+        _STRUCTS.clear()
+    _STRUCTS[id(options)] = (options, struct)
+    return struct
+
+
 def header(snap: Snapshot) -> game_pb2.GameHeader:
     msg = game_pb2.GameHeader(
         game_id=snap.game_id,
@@ -105,7 +126,7 @@ def header(snap: Snapshot) -> game_pb2.GameHeader:
     if snap.viewer is not None:
         msg.viewer = snap.viewer
     if snap.options:
-        msg.options.update(snap.options)
+        msg.options.CopyFrom(options_struct(snap.options))
     if snap.clock is not None:
         msg.time_control.CopyFrom(time_control(snap.clock))
     msg.rematch_offers.extend(snap.rematch_offers)
@@ -209,11 +230,14 @@ class WatchUpdates:
         game_type: str,
         view: Callable[[Snapshot], Any],
         move_to_proto: Callable[[Any], Any],
+        encoder: Encoder | None = None,
     ) -> None:
         self.response_type = response_type
         self.game_type = game_type
         self.view = view
         self.move_to_proto = move_to_proto
+        # The service's serialized headers and views, shared with its unary answers.
+        self.encoder = encoder
 
     def message(
         self, item: WatchItem, game_id: str, with_moves: bool = False, game: Any = None
@@ -243,7 +267,7 @@ class WatchUpdates:
         """The bytes of ``message(item, game_id, with_moves, game)``, built once per item."""
         data = item.encoded
         if data is None:
-            data = item.encoded = self.message(item, game_id, game=game).SerializeToString()
+            data = item.encoded = self._encoded(item, game_id, game)
         if not (with_moves and item.moves):
             return data
         full = item.encoded_moves
@@ -251,6 +275,16 @@ class WatchUpdates:
             moves = self.response_type(moves=[self.move_to_proto(m) for m in item.moves])
             full = item.encoded_moves = data + moves.SerializeToString()
         return full
+
+    def _encoded(self, item: WatchItem, game_id: str, game: Any) -> bytes:
+        snap = item.snapshot
+        if self.encoder is None or snap is None:
+            data: bytes = self.message(item, game_id, game=game).SerializeToString()
+            return data
+        # The same bytes, from the seat's header and view serialized once per version.
+        shown = game.SerializeToString() if game is not None else self.encoder.header(snap)
+        played = turn(item.turn).SerializeToString() if item.turn is not None else None
+        return self.encoder.answer(shown, played, snap)
 
 
 def serialized(message: Any) -> bytes:
