@@ -32,9 +32,7 @@ from tests.support import gateway_in_process, service_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-# Each command's DURATION here: long enough to play (a user decides every 1 to 3 s, so
-# each makes two or three decisions), short enough for CI.
-SHORT = "6s"
+SHORT = "8s"  # each command's DURATION here: long enough to play, short enough for CI
 # The command of the bug report: 8 users through the gateway exceeded its per-client rate.
 REPORTED = "make load GAME=channeling TARGET=127.0.0.1:50051 USERS=8 DURATION=20s"
 
