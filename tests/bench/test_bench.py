@@ -65,7 +65,9 @@ def test_a_quick_run_writes_every_section_and_the_report(tmp_path):
             "--games", game,
             "--concurrency", "1,32",
             "--seconds", "0.2",
-            "--warmup", "0.1",
+            # Long enough for 32 clients' first calls through the gateway to be answered
+            # on a loaded machine (0.1 s once left its window with no call at all).
+            "--warmup", "0.3",
             "--engine-seconds", "0.01",
             "--live-games", "40",
             "--heap-games", "2",

@@ -3,6 +3,8 @@ measured (figures are never judged here: the machine is shared)."""
 
 from __future__ import annotations
 
+import contextlib
+
 from bench import idle, scale
 from bench.idle import ROOT
 
@@ -22,12 +24,18 @@ def test_the_scale_section_plays_with_spectators_and_reports_each_part():
 
 
 def test_a_point_that_cannot_be_set_up_is_reported_not_hidden(monkeypatch):
-    """Control for the above: a failing point is listed with its error and no figures."""
+    """Control for the above: a failing point is listed with its error and no figures.
+    The point fails before it calls anything, so no processes are started for it."""
 
     async def broken(*args, **kwargs):
         raise RuntimeError("no games today")
 
+    @contextlib.contextmanager
+    def no_stack(root, workdir):
+        yield {}, "127.0.0.1:1"
+
     monkeypatch.setattr(scale, "point", broken)
+    monkeypatch.setattr(scale.stacks, "stack", no_stack)
     out = scale.section([(1, 2)], seconds=0.5, rounds=1)
     assert out["points"] == []
     assert out["errors"] == [{"games": 1, "watchers": 2, "error": "RuntimeError: no games today"}]

@@ -44,13 +44,17 @@ class ReflectedClient:
 
 
 def play_out(clients: dict[int, tuple[ReflectedClient, str]], game_id: str, rng) -> dict:
-    """Each seat's own client plays random legal moves until the game ends."""
+    """Each seat's own client plays random legal moves until the game ends. The game as a
+    move's answer left it decides who moves next; GetGame asks after a bot's turn."""
     any_client = next(iter(clients.values()))[0]
+    game = None
     for _ in range(20_000):
-        game = any_client.call("GetGame", {"gameId": game_id})["game"]
+        if game is None:
+            game = any_client.call("GetGame", {"gameId": game_id})["game"]
         if game.get("status") == "GAME_STATUS_FINISHED":
             return game
         to_act = [s for s in game.get("toAct", []) if s in clients]
+        game = None
         if not to_act:
             time.sleep(0.02)  # a bot's turn
             continue
@@ -61,7 +65,7 @@ def play_out(clients: dict[int, tuple[ReflectedClient, str]], game_id: str, rng)
             continue
         move = rng.choice(listed["moves"])
         try:
-            client.call(
+            game = client.call(
                 "SubmitMove",
                 {
                     "gameId": game_id,
@@ -69,7 +73,7 @@ def play_out(clients: dict[int, tuple[ReflectedClient, str]], game_id: str, rng)
                     "expectedVersion": listed["game"].get("version", "0"),
                 },
                 token,
-            )
+            )["game"]
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.ABORTED:  # a bot moved in between
                 raise

@@ -28,7 +28,13 @@ from services.kit.testing import choose, random_game
 from .helpers import invariants, leak_check
 
 CONFIGS = [(board, players) for board in ("province", "archipelago") for players in (2, 3, 4)]
-GAMES = 20
+# Random games whose moments the checks visit: one per configuration under make test;
+# the soak-marked cases visit twenty (the count make test had before).
+GAMES = len(CONFIGS)
+GAME_COUNTS = [
+    pytest.param(GAMES, id=f"{GAMES}-games"),
+    pytest.param(20, id="20-games", marks=pytest.mark.soak),
+]
 POINTS = 6  # evenly spaced moments per game, from the first decision to the end
 SEEDS = range(8)  # determinizations per (state, seat) in the re-deal checks
 
@@ -41,11 +47,12 @@ def _options(game: int) -> tuple[int, engine.Options]:
 
 
 @functools.cache
-def _moments() -> tuple[State, ...]:
-    """States of random games: evenly spaced from the start to the end, plus the first
-    moment a face-down spell is held and the first with a spell token in the box."""
+def _moments(games: int = GAMES) -> tuple[State, ...]:
+    """States of ``games`` random games (the configurations in turn): evenly spaced from
+    the start to the end, plus the first moment a face-down spell is held and the first
+    with a spell token in the box."""
     states: list[State] = []
-    for game in range(GAMES):
+    for game in range(games):
         players, options = _options(game)
         moves = random_game(engine, game, players, options).moves
         at = {round(k * len(moves) / (POINTS - 1)) for k in range(POINTS)}
@@ -150,20 +157,22 @@ def _dets(hook: Hook, state: State, seat: int | None) -> list[State]:
 # ---- the contract --------------------------------------------------------------------
 
 
-def test_the_contract_holds_at_every_moment_for_every_seat_and_the_spectator() -> None:
-    moments = _moments()
-    assert len(moments) >= GAMES * POINTS
+@pytest.mark.parametrize("games", GAME_COUNTS)
+def test_the_contract_holds_at_every_moment_for_every_seat_and_the_spectator(games: int) -> None:
+    moments = _moments(games)
+    assert len(moments) >= games * POINTS
     checked = 0
     for state in moments:
         for seat in _seats(state):
             check_determinize(engine, state, seat)
             checked += 1
-    assert checked >= GAMES * POINTS * 3
+    assert checked >= games * POINTS * 3
 
 
-def test_only_the_hidden_parts_are_redealt_and_every_hidden_multiset_is_kept() -> None:
+@pytest.mark.parametrize("games", GAME_COUNTS)
+def test_only_the_hidden_parts_are_redealt_and_every_hidden_multiset_is_kept(games: int) -> None:
     moved: Counter[str] = Counter()
-    for state in _moments():
+    for state in _moments(games):
         for seat in _seats(state):
             moved += assert_redealt(state, seat, _dets(determinize, state, seat))
     # Every kind of hidden thing moved somewhere (the test is not vacuous).
@@ -225,12 +234,15 @@ def _scramble(state: State, seat: int | None, rng: random.Random) -> State:
     return twin
 
 
-def _dependent(hook: Hook, make_twin: Hook, twins: range, seeds: range) -> tuple[int, int]:
+def _dependent(
+    hook: Hook, make_twin: Hook, twins: range, seeds: range, games: int = GAMES
+) -> tuple[int, int]:
     """(pairs checked, pairs where ``hook`` told apart two states the seat cannot):
-    for every moment, seat and the spectator, ``hook(state, seat, Random(s))`` against
-    ``hook(twin, seat, Random(s))``, each twin ``make_twin(state, seat, Random(t))``."""
+    for every moment of ``games`` games, seat and the spectator, ``hook(state, seat,
+    Random(s))`` against ``hook(twin, seat, Random(s))``, each twin ``make_twin(state,
+    seat, Random(t))``."""
     checked = failed = 0
-    for state in _moments():
+    for state in _moments(games):
         for seat in _seats(state):
             mine = [hook(state, seat, random.Random(s)) for s in seeds]
             for t in twins:
@@ -241,19 +253,21 @@ def _dependent(hook: Hook, make_twin: Hook, twins: range, seeds: range) -> tuple
     return checked, failed
 
 
-def test_the_result_depends_only_on_what_the_seat_sees() -> None:
+@pytest.mark.parametrize("games", GAME_COUNTS)
+def test_the_result_depends_only_on_what_the_seat_sees(games: int) -> None:
     """Two states the seat cannot tell apart (the second a determinization of the first)
     give the same determinization under the same seed: a search never learns the truth."""
-    checked, failed = _dependent(determinize, determinize, range(1000, 1002), range(3))
+    checked, failed = _dependent(determinize, determinize, range(1000, 1002), range(3), games)
     assert failed == 0
-    assert checked >= GAMES * POINTS * 3 * 6
+    assert checked >= games * POINTS * 3 * 6
 
 
-def test_states_scrambled_without_the_hook_give_the_same_determinization() -> None:
+@pytest.mark.parametrize("games", GAME_COUNTS)
+def test_states_scrambled_without_the_hook_give_the_same_determinization(games: int) -> None:
     """The same, with twins made independently of the hook (from the true order, not
     sorted): what the hook keeps is only what the seat sees."""
     pairs = redealt = 0
-    for state in _moments()[::2]:
+    for state in _moments(games)[::2]:
         for seat in _seats(state):
             twin = _scramble(state, seat, random.Random(7))
             assert engine.view(twin, seat) == engine.view(state, seat)
@@ -261,7 +275,7 @@ def test_states_scrambled_without_the_hook_give_the_same_determinization() -> No
             pairs += 1
             redealt += twin.deck != state.deck or twin.spell_pile != state.spell_pile
     assert redealt > pairs // 2, f"the scrambled twins hardly differ: {redealt} of {pairs}"
-    checked, failed = _dependent(determinize, _scramble, range(2), range(2))
+    checked, failed = _dependent(determinize, _scramble, range(2), range(2), games)
     assert failed == 0 and checked > 0
 
 

@@ -14,7 +14,9 @@ the seat that made them.
 from __future__ import annotations
 
 import asyncio
+import copy
 import random
+import re
 
 import grpc
 import pytest
@@ -33,7 +35,7 @@ from services.resarcana import engine as E
 from services.resarcana.engine.content import CONTENT
 from tests.codec_checks import assert_every_kind_round_trips, assert_round_trips
 from tests.leaks import check_seat_outputs, follow, views_now
-from tests.resarcana.helpers import known_slugs, leak_check, named_in
+from tests.resarcana.helpers import known_slugs, leak_check, named_in, proto_text
 from tests.support import service_in_process
 
 CONFIGURATIONS = {
@@ -208,7 +210,7 @@ def card_ids(cards) -> list[str]:
 
 def check_proto_view(state: E.State, message: pb.View, seat: int | None) -> None:
     """The proto view shows ``seat`` its own secrets and nothing else hidden."""
-    text = text_format.MessageToString(message)
+    text = proto_text(message)
     assert "rng" not in text.lower() and "seed" not in text.lower()
     leaked = named_in(text) - known_slugs(state, seat)
     assert not leaked, f"the proto view for {seat} names {sorted(leaked)}"
@@ -242,6 +244,37 @@ def test_every_view_converts_and_shows_each_seat_only_what_it_may_see(name: str)
             assert pb.View.FromString(message.SerializeToString()) == message
             check_proto_view(state, message, seat)
             assert len(message.players) == 2
+
+
+def test_the_leak_checks_read_the_text_format_writes():
+    """proto_text, which the leak checks below search, has the lines text_format writes (a
+    map's entries, an event's data, in another order; whole numbers without ".0"): every
+    seat's view every tenth decision of a game, and a turn (its events as the service
+    sends them) at every decision."""
+
+    def lines(text: str) -> list[str]:  # a whole number is "1.0" in one, "1" in the other
+        return sorted(re.sub(r"(\d)\.0$", r"\1", line) for line in text.splitlines())
+
+    compared = 0
+    for decision, (state, seat, moves) in enumerate(
+        random_states(CONFIGURATIONS["draft"], games=1)
+    ):
+        if decision % 10 == 0 or seat is None:
+            for viewer in SEATS:
+                message = codec.view_to_proto(E.view(state, viewer))
+                assert proto_text(message) == text_format.MessageToString(message)
+        if seat is None:
+            break
+        events = E.apply(copy.deepcopy(state), seat, moves[0])
+        compared += 1
+        turn = game_pb2.TurnRecord(
+            version=compared,
+            seat=seat,
+            move_text=str(moves[0]),
+            events=[wire.event(event_dict(e)) for e in events],
+        )
+        assert lines(proto_text(turn)) == lines(text_format.MessageToString(turn))
+    assert compared > 100
 
 
 def test_the_view_carries_the_printed_facts_of_every_card_it_names():
@@ -415,7 +448,7 @@ def check_turn(turn, logged, seat: int | None) -> None:
     visible = [e for e in events if e.visible_to(seat)]
     expected = [wire.event({k: v for k, v in event_dict(e).items() if k != "to"}) for e in visible]
     assert list(turn.events) == expected, "a turn shows events this seat may not see"
-    leaked = named_in(text_format.MessageToString(turn)) - allowed[seat]
+    leaked = named_in(proto_text(turn)) - allowed[seat]
     assert not leaked, f"turn {turn.version} shows seat {seat} {sorted(leaked)}"
 
 

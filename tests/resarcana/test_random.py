@@ -27,8 +27,8 @@ CONFIGS = {
     "draft_amber_places": E.Options(places="amber", round_limit=LIMIT),
     "draft_collect_in_turn_order": E.Options(collect_in_turn_order=True, round_limit=LIMIT),
 }
-# 20 games per configuration in make test (each about 0.7 s), 1,000 in make soak.
-GAMES = random_game_count(20)
+# 10 games per configuration in make test (each about 0.7 s), 1,000 in make soak.
+GAMES = random_game_count(10)
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))

@@ -41,7 +41,7 @@ from tests.codec_checks import (
     wire_bytes,
 )
 from tests.leaks import assert_seed_free, watchers_at_the_start
-from tests.shen.helpers import hidden_changed
+from tests.shen.helpers import hidden_changed, proto_text
 from tests.support import gateway_in_process, service_in_process
 
 # name: (players, options, games in a quick run)
@@ -112,7 +112,7 @@ def _check_view(state: engine.State, message: pb.View, seat: int | None) -> None
         assert list(shown.discard) == [CARDS[c].id for c in player.discard]
         assert shown.team == player.team
     named = {c.id for c in message.cards}
-    text = text_format.MessageToString(message)
+    text = proto_text(message)
     for card in CARDS:
         if card.id in named:
             continue
@@ -181,6 +181,26 @@ def test_random_games_round_trip_every_move_and_convert_every_view(name: str) ->
         assert list(final.winners) == list(engine.outcome(state).winners)
         assert final.pending == pb.PENDING_NONE and not final.to_act
     assert len(kinds) >= 15, sorted(k.__name__ for k in kinds)  # random play reaches most
+
+
+def test_the_view_check_reads_the_text_format_writes() -> None:
+    """proto_text, which _check_view searches for card ids, has the lines text_format
+    writes: every seat's and the spectator's view, every 40th decision of a four-player
+    game of two teams."""
+    players, options, _ = CONFIGS["2x2 teams"]
+    state = engine.new_game(5, players, options)
+    rng = random.Random(5)
+    compared = 0
+    while engine.outcome(state) is None:
+        if compared % 40 == 0:
+            for viewer in [*range(players), None]:
+                message = codec.view_to_proto(engine.view(state, viewer))
+                text = text_format.MessageToString(message)
+                assert sorted(proto_text(message).splitlines()) == sorted(text.splitlines())
+        compared += 1
+        (seat,) = engine.to_act(state)
+        engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
+    assert compared > 100
 
 
 def test_random_play_reaches_every_kind_of_decision() -> None:

@@ -35,7 +35,7 @@ LIMIT = 40
 
 # name: (players, options, games in a quick run; TABLETOP_RANDOM_GAMES sets them all)
 CONFIGS = {
-    "2p": (2, engine.Options(round_limit=LIMIT), 30),
+    "2p": (2, engine.Options(round_limit=LIMIT), 15),
     "3p": (3, engine.Options(round_limit=LIMIT), 8),
     "4p": (4, engine.Options(round_limit=LIMIT), 5),
     "6p": (6, engine.Options(round_limit=LIMIT), 3),
