@@ -214,7 +214,10 @@ class Session:
         breaks = 0
         while True:
             try:
-                async for message in self.client.watch(self.game_id, self.token, self.streamed):
+                updates = self.client.watch(
+                    self.game_id, self.token, self.streamed, with_moves=True
+                )
+                async for message in updates:
                     breaks = 0
                     if message.HasField("turn"):
                         self.streamed = max(self.streamed, message.turn.version)
@@ -302,7 +305,14 @@ class Session:
             self.io.status("")
             self.io.frame(lines)
             return True
-        if has_decision(self.header, self.seat):
+        if has_decision(self.header, self.seat) and message.moves:
+            # The stream listed them (with_moves): no ListMoves call. The old prompt goes
+            # first (a new screen draws the live line as it stands below itself).
+            self.io.status("")
+            listed = self.client.pb2.ListMovesResponse(game=message.game, moves=message.moves)
+            self._listed(Listed(self.version, listed))
+        elif has_decision(self.header, self.seat):
+            # None listed (a service older than with_moves): ask.
             self.io.status(f"v{self.version} the game moved on: listing your moves...")
             asyncio.get_running_loop().create_task(self._list(self.version))
         else:

@@ -407,3 +407,34 @@ async def test_an_answer_the_game_overtakes_on_its_way_is_refused_by_the_service
     current = session.listing
     await session._handle(Listed(listed_at, await client.moves(session.game_id, session.token)))
     assert session.listing is current and current.game.version == listed_at + 1
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["with-moves", "control-without"])
+async def test_the_moves_the_stream_carries_are_listed_without_a_listmoves_call(
+    session, streamed, monkeypatch
+):
+    """The session watches with ``with_moves``: an update that puts Ann to act carries her
+    legal moves, and the screen lists them with no ListMoves call. Control: an update
+    without them (a service older than with_moves) still gets a listing, by ListMoves."""
+    asked: list[str] = []
+    listing = GameClient.moves
+
+    async def counted(self, game_id, token):  # type: ignore[no-untyped-def]
+        asked.append(game_id)
+        return await listing(self, game_id, token)
+
+    await elsewhere(session)  # the game moves on (Ann's next step): a new screen to list
+    monkeypatch.setattr(GameClient, "moves", counted)
+    client = session.client
+    state = await client.get(session.game_id, session.token)
+    assert 0 in state.game.to_act
+    listed = await listing(client, session.game_id, session.token)  # what ListMoves says
+    message = pb.WatchGameResponse(game=state.game, view=state.view)
+    if streamed:
+        message.moves.extend(listed.moves)
+    await session._handle(Update(message))
+    await drain(session)
+    assert session.listing is not None and session.listing.game.version == state.game.version
+    assert list(session.listing.moves) == list(listed.moves)
+    assert session.texts == list(listed.labels)
+    assert asked == ([] if streamed else [session.game_id])
