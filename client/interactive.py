@@ -307,8 +307,10 @@ class Session:
             return True
         if has_decision(self.header, self.seat) and message.moves:
             # The stream listed them (with_moves): no ListMoves call. The old prompt goes
-            # first (a new screen draws the live line as it stands below itself).
-            self.io.status("")
+            # first (a new screen draws the live line as it stands below itself); an answer
+            # still on its way keeps its "sending" line until its reply.
+            if self.sending is None:
+                self.io.status("")
             listed = self.client.pb2.ListMovesResponse(game=message.game, moves=message.moves)
             self._listed(Listed(self.version, listed))
         elif has_decision(self.header, self.seat):
@@ -330,6 +332,8 @@ class Session:
         reply = event.reply
         if event.version != self.version or reply.game.version != self.version:
             return  # the game moved on meanwhile: the stream brings it, and a new listing
+        if self.listing is not None and self.listing.game.version == self.version:
+            return  # listed already (the stream's moves, then a ListMoves asked before)
         if not reply.moves:
             self._wait()
             return
@@ -338,7 +342,11 @@ class Session:
         lines = [*self._take_news(), self._board(), *seat_lines(reply.game, now)]
         lines += [f"{i:4}  {text}" for i, text in enumerate(self.texts)]
         self.io.frame(lines)
-        self._ask()
+        if self.sending is None:
+            self._ask()
+        # Else the answer sent before is still on its way (the stream can bring the next
+        # decision before SubmitMove's reply): a line taken now could not be sent, so the
+        # prompt waits for that reply (_sent asks it).
 
     def _wait(self) -> None:
         header = self.header
@@ -393,13 +401,17 @@ class Session:
             if self.listing is not None and self.listing.game.version == event.version:
                 self.listing = None  # answered: the stream brings what follows
                 self.io.status(f"v{event.version} sent: waiting for the game")
-            return
-        if error.code() in FATAL:
+                return
+        elif error.code() in FATAL:
             self.io.stop()
             raise error
-        self.io.say([paint(f"refused: {refusal(error)}", "red")])
+        else:
+            self.io.say([paint(f"refused: {refusal(error)}", "red")])
         if self.listing is not None and self.listing.game.version == self.version:
-            self._ask()  # the same listing is still the game's: choose again from it
+            # The listing on show is the game's: after a refusal the same one (choose again
+            # from it), or the next one, which the stream brought while this answer was on
+            # its way and which was not asked then (_listed).
+            self._ask()
 
     # --- drawing --------------------------------------------------------------------------
 

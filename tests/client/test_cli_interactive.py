@@ -29,7 +29,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from client.api import GameClient
 from client.game import Game
-from client.interactive import Answer, Listed, Session, Update
+from client.interactive import Answer, Listed, Sent, Session, Update
+from client.terminal import Lines
 from services import registry
 from tests.client.test_cli_tables import Interactive, Stack, cli, created, gateway_stack, ok, rpc
 from tests.support import ROOT, service_in_process
@@ -438,3 +439,125 @@ async def test_the_moves_the_stream_carries_are_listed_without_a_listmoves_call(
     assert list(session.listing.moves) == list(listed.moves)
     assert session.texts == list(listed.labels)
     assert asked == ([] if streamed else [session.game_id])
+
+
+# --- the stream ahead of SubmitMove's reply ---------------------------------------------
+
+
+class Held(GameClient):
+    """A client whose SubmitMove reply is handed over only once the watch stream has
+    brought the version that move made and the session has handled it (or after HOLD
+    seconds): the order a loaded machine gives now and then, as the service writes the
+    stream's update before its reply, and the update carries the next decision's moves
+    (with_moves). It counts the ListMoves calls too."""
+
+    HOLD = 10.0
+    session: Session
+    listed: int
+    released: list[float]  # when each reply was handed over
+
+    async def submit(self, game_id, token, move, expected_version=None, **kw):  # type: ignore[override]
+        reply = await super().submit(game_id, token, move, expected_version, **kw)
+        deadline = time.monotonic() + self.HOLD
+        while self.session.version <= expected_version and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        # A few turns of the loop more: whatever the update set going (a prompt, the line
+        # it reads) happens before the reply.
+        await asyncio.sleep(0.1)
+        self.released.append(time.monotonic())
+        return reply
+
+    async def moves(self, game_id, token):  # type: ignore[no-untyped-def]
+        self.listed += 1
+        return await super().moves(game_id, token)
+
+
+def as_before_the_fix(monkeypatch) -> None:
+    """The session as it was when this hung: a listing's prompt goes up at once, an
+    answer on its way or not, and a reply that was not for the listing on show asks
+    nothing."""
+    listed, sent = Session._listed, Session._sent
+
+    def eager(self: Session, event: Listed) -> None:
+        sending, self.sending = self.sending, None
+        listed(self, event)
+        self.sending = sending
+
+    def quiet(self: Session, event: Sent) -> None:
+        listing = self.listing
+        if event.error is None and listing is not None and listing.game.version != event.version:
+            self.listing = None  # hidden from _sent, which asks nothing then
+            sent(self, event)
+            self.listing = listing
+        else:
+            sent(self, event)
+
+    monkeypatch.setattr(Session, "_listed", eager)
+    monkeypatch.setattr(Session, "_sent", quiet)
+
+
+@pytest.mark.parametrize("fixed", [True, False], ids=["fixed", "control-as-before"])
+async def test_a_decision_the_stream_brings_before_the_last_answers_reply_is_asked_after_it(
+    fixed, monkeypatch
+):
+    """Ann's turn at The Channeling is several decisions in a row. Each of her answers is
+    read from a pipe (a transcript, as the README's blocks play), and the stream brings
+    her next decision, with its moves, before SubmitMove's reply to the last one. The
+    next prompt waits for that reply and is printed once, so the next line answers it:
+    her whole turn is played, with no ListMoves call. Control: as before the fix, the
+    prompt went up while the answer was on its way, its line was taken and put back
+    (no move may be sent then), and nothing asked again: the session hung."""
+    if not fixed:
+        as_before_the_fix(monkeypatch)
+    async with service_in_process(GAME) as service:
+        async with grpc.aio.insecure_channel(service.address) as channel:
+            client = Held(GAME, channel)
+            client.listed, client.released = 0, []
+            game = await client.create(2, seed=5)
+            token = game.tokens[0]
+            args = argparse.Namespace(game=game.game_id, token=token, as_seat=None, command="play")
+            read, write = os.pipe()
+            out = io.StringIO()
+            os.write(write, b"0\n" * 40)
+            with grpc.insecure_channel(service.address) as sync:
+                session = Session(Game(GAME, sync), client, args, Lines(read, out))
+                client.session = session
+                run = asyncio.get_running_loop().create_task(session.run())
+
+                async def ann_to_act() -> bool:
+                    return 0 in (await client.get(game.game_id, token)).game.to_act
+
+                deadline = time.monotonic() + 30
+
+                def given_up() -> bool:  # the control: 5 s after the first reply, it hangs
+                    return (
+                        not fixed
+                        and bool(client.released)
+                        and (time.monotonic() > client.released[0] + 5)
+                    )
+
+                while await ann_to_act() and time.monotonic() < deadline and not run.done():
+                    if given_up():
+                        break
+                    await asyncio.sleep(0.05)
+                ann_acts = await ann_to_act()
+                run.cancel()
+                await asyncio.gather(run, return_exceptions=True)
+            os.close(read)
+            os.close(write)
+            history = await client.history(game.game_id)
+    mine = [t for t in history if t.seat == 0]
+    transcript = out.getvalue()
+    prompts = re.findall(r"v(\d+)(?: \([^)]*\))? your move \(number or text\): ", transcript)
+    if not fixed:
+        # Her first answer went; the prompt of her second decision was printed while it
+        # was on its way, and nothing was sent for it, though lines were there to read.
+        assert ann_acts and len(mine) == 1, transcript[-2000:]
+        assert [int(v) for v in prompts] == [0, 1], transcript[-2000:]
+        return
+    assert not ann_acts, f"Ann's turn was not played to its end:\n{transcript[-2000:]}"
+    assert len(mine) >= 2 and [t.version for t in mine] == list(range(1, len(mine) + 1))
+    # One prompt per decision, each answered by the line after it, at its version.
+    assert [int(v) for v in prompts] == [t.version - 1 for t in mine], transcript[-2000:]
+    assert "refused" not in transcript and "not sent" not in transcript
+    assert client.listed == 0  # every listing came with the stream
