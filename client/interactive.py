@@ -236,13 +236,25 @@ class Session:
                 self._status()
 
     async def _list(self, version: int) -> None:
-        try:
-            reply = await self.client.moves(self.game_id, self.token)
-        except grpc.aio.AioRpcError as error:
-            if error.code() in FATAL:
-                self.events.put_nowait(StreamFailed(error))
-            return  # the stream brings the game on; it is listed again then
-        self.events.put_nowait(Listed(version, reply))
+        """This seat's moves at ``version``, by ListMoves. While the game is still there
+        it waits on this seat, so the stream brings nothing more: a call that failed is
+        made again (backing off; the failure ends the session after RETRIES in a row), and
+        so is one answered from behind the stream (a replica yet to read the last move)."""
+        failures = tries = 0
+        while self.version == version:
+            try:
+                reply = await self.client.moves(self.game_id, self.token)
+            except grpc.aio.AioRpcError as error:
+                failures += 1
+                if error.code() in FATAL or failures > RETRIES:
+                    self.events.put_nowait(StreamFailed(error))
+                    return
+            else:
+                if reply.game.version >= version:
+                    self.events.put_nowait(Listed(version, reply))
+                    return
+            tries += 1
+            await asyncio.sleep(min(2.0, 0.1 * 2**tries))
 
     async def _send(self, move: Any, version: int) -> None:
         try:

@@ -561,3 +561,59 @@ async def test_a_decision_the_stream_brings_before_the_last_answers_reply_is_ask
     assert [int(v) for v in prompts] == [t.version - 1 for t in mine], transcript[-2000:]
     assert "refused" not in transcript and "not sent" not in transcript
     assert client.listed == 0  # every listing came with the stream
+
+
+def listing_once(self: Session, version: int) -> Any:
+    """ListMoves as it was asked before: once, and an answer that failed or came from
+    behind the stream was let go (the stream was to bring the game on)."""
+
+    async def once() -> None:
+        try:
+            reply = await self.client.moves(self.game_id, self.token)
+        except grpc.aio.AioRpcError:
+            return
+        self.events.put_nowait(Listed(version, reply))
+
+    return once()
+
+
+@pytest.mark.parametrize("retried", [True, False], ids=["retried", "control-once"])
+@pytest.mark.parametrize("first", ["failed", "behind"])
+async def test_a_listmoves_that_fails_or_answers_from_behind_is_asked_again(
+    session, first, retried, monkeypatch
+):
+    """An update that puts Ann to act carries no moves (a service older than
+    with_moves): the session asks ListMoves, whose first answer fails (UNAVAILABLE) or
+    is from the version before (a replica yet to read the move). The game waits on Ann,
+    so no update will come: ListMoves is asked again, and she is asked for her move.
+    Control: asked once, as before, nothing is listed, and the session waits for ever."""
+    if not retried:
+        monkeypatch.setattr(Session, "_list", listing_once)
+    client = session.client
+    before = await client.moves(session.game_id, session.token)
+    await elsewhere(session)  # Ann's next decision
+    asked: list[int] = []
+    listing = GameClient.moves
+
+    async def flaky(self, game_id, token):  # type: ignore[no-untyped-def]
+        asked.append(len(asked))
+        if len(asked) > 1:
+            return await listing(self, game_id, token)
+        if first == "behind":
+            return before
+        metadata = grpc.aio.Metadata()
+        raise grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, metadata, metadata, "down")
+
+    monkeypatch.setattr(GameClient, "moves", flaky)
+    state = await client.get(session.game_id, session.token)
+    assert 0 in state.game.to_act
+    await session._handle(Update(pb.WatchGameResponse(game=state.game, view=state.view)))
+    deadline = time.monotonic() + (20 if retried else 3)
+    while session.listing is None and time.monotonic() < deadline:
+        await drain(session)
+    if not retried:
+        assert session.listing is None and len(asked) == 1
+        assert "listing your moves..." in session.io.status_line  # and it stays
+        return
+    assert session.listing is not None and session.listing.game.version == state.game.version
+    assert len(asked) == 2 and "your move (number or text)" in session.io.status_line
