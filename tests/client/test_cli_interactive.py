@@ -1,6 +1,6 @@
 """``play --interactive`` follows the game: driven in a pseudo-terminal (pexpect) as a
 person plays it, against a served game (The Channeling and Glow as processes behind a
-gateway) with a 5 s clock per decision, and a seat of the service's bot across the table.
+gateway) with an 8 s clock per decision, and a seat of the service's bot across the table.
 
 What the screen shows is checked against what the service says (GetHistory, ListMoves,
 its own /metrics), not against the client. The guard that keeps an answer from being
@@ -41,7 +41,7 @@ pb = registry.by_name(GAME).pb2()
 # Seconds per decision: short, to see the clock run out; long enough that on a loaded
 # machine the first prompt, drawn once the CLI has started, still ticks, and the next
 # one is answered in time (two deadlines let pass in a row end the game: abandoned).
-CLOCK = 5
+CLOCK = 8
 PROMPT = r"v(\d+) \((\d+):(\d\d) left\) your move \(number or text\): "
 
 
