@@ -164,9 +164,12 @@ class GameClient:
         token: str | None = None,
         from_version: int | None = None,
         timeout: float | None = None,
+        with_moves: bool = False,
     ) -> AsyncIterator[Any]:
-        """The view, then every move; or, from a version seen, the turns after it first."""
-        request = self.pb2.WatchGameRequest(game_id=game_id)
+        """The view, then every move; or, from a version seen, the turns after it first.
+        ``with_moves``: a message that puts the caller's seat to act carries its legal
+        moves too (``moves``), so a watching player needs no ListMoves."""
+        request = self.pb2.WatchGameRequest(game_id=game_id, with_moves=with_moves)
         if from_version is not None:
             request.from_version = from_version
         stream: AsyncIterator[Any] = self._method("WatchGame", streaming=True)(

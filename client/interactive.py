@@ -214,7 +214,10 @@ class Session:
         breaks = 0
         while True:
             try:
-                async for message in self.client.watch(self.game_id, self.token, self.streamed):
+                updates = self.client.watch(
+                    self.game_id, self.token, self.streamed, with_moves=True
+                )
+                async for message in updates:
                     breaks = 0
                     if message.HasField("turn"):
                         self.streamed = max(self.streamed, message.turn.version)
@@ -233,13 +236,25 @@ class Session:
                 self._status()
 
     async def _list(self, version: int) -> None:
-        try:
-            reply = await self.client.moves(self.game_id, self.token)
-        except grpc.aio.AioRpcError as error:
-            if error.code() in FATAL:
-                self.events.put_nowait(StreamFailed(error))
-            return  # the stream brings the game on; it is listed again then
-        self.events.put_nowait(Listed(version, reply))
+        """This seat's moves at ``version``, by ListMoves. While the game is still there
+        it waits on this seat, so the stream brings nothing more: a call that failed is
+        made again (backing off; the failure ends the session after RETRIES in a row), and
+        so is one answered from behind the stream (a replica yet to read the last move)."""
+        failures = tries = 0
+        while self.version == version:
+            try:
+                reply = await self.client.moves(self.game_id, self.token)
+            except grpc.aio.AioRpcError as error:
+                failures += 1
+                if error.code() in FATAL or failures > RETRIES:
+                    self.events.put_nowait(StreamFailed(error))
+                    return
+            else:
+                if reply.game.version >= version:
+                    self.events.put_nowait(Listed(version, reply))
+                    return
+            tries += 1
+            await asyncio.sleep(min(2.0, 0.1 * 2**tries))
 
     async def _send(self, move: Any, version: int) -> None:
         try:
@@ -302,7 +317,16 @@ class Session:
             self.io.status("")
             self.io.frame(lines)
             return True
-        if has_decision(self.header, self.seat):
+        if has_decision(self.header, self.seat) and message.moves:
+            # The stream listed them (with_moves): no ListMoves call. The old prompt goes
+            # first (a new screen draws the live line as it stands below itself); an answer
+            # still on its way keeps its "sending" line until its reply.
+            if self.sending is None:
+                self.io.status("")
+            listed = self.client.pb2.ListMovesResponse(game=message.game, moves=message.moves)
+            self._listed(Listed(self.version, listed))
+        elif has_decision(self.header, self.seat):
+            # None listed (a service older than with_moves): ask.
             self.io.status(f"v{self.version} the game moved on: listing your moves...")
             asyncio.get_running_loop().create_task(self._list(self.version))
         else:
@@ -320,6 +344,8 @@ class Session:
         reply = event.reply
         if event.version != self.version or reply.game.version != self.version:
             return  # the game moved on meanwhile: the stream brings it, and a new listing
+        if self.listing is not None and self.listing.game.version == self.version:
+            return  # listed already (the stream's moves, then a ListMoves asked before)
         if not reply.moves:
             self._wait()
             return
@@ -328,7 +354,11 @@ class Session:
         lines = [*self._take_news(), self._board(), *seat_lines(reply.game, now)]
         lines += [f"{i:4}  {text}" for i, text in enumerate(self.texts)]
         self.io.frame(lines)
-        self._ask()
+        if self.sending is None:
+            self._ask()
+        # Else the answer sent before is still on its way (the stream can bring the next
+        # decision before SubmitMove's reply): a line taken now could not be sent, so the
+        # prompt waits for that reply (_sent asks it).
 
     def _wait(self) -> None:
         header = self.header
@@ -383,13 +413,17 @@ class Session:
             if self.listing is not None and self.listing.game.version == event.version:
                 self.listing = None  # answered: the stream brings what follows
                 self.io.status(f"v{event.version} sent: waiting for the game")
-            return
-        if error.code() in FATAL:
+                return
+        elif error.code() in FATAL:
             self.io.stop()
             raise error
-        self.io.say([paint(f"refused: {refusal(error)}", "red")])
+        else:
+            self.io.say([paint(f"refused: {refusal(error)}", "red")])
         if self.listing is not None and self.listing.game.version == self.version:
-            self._ask()  # the same listing is still the game's: choose again from it
+            # The listing on show is the game's: after a refusal the same one (choose again
+            # from it), or the next one, which the stream brought while this answer was on
+            # its way and which was not asked then (_listed).
+            self._ask()
 
     # --- drawing --------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """``play --interactive`` follows the game: driven in a pseudo-terminal (pexpect) as a
 person plays it, against a served game (The Channeling and Glow as processes behind a
-gateway) with a 2 s clock per decision, and a seat of the service's bot across the table.
+gateway) with an 8 s clock per decision, and a seat of the service's bot across the table.
 
 What the screen shows is checked against what the service says (GetHistory, ListMoves,
 its own /metrics), not against the client. The guard that keeps an answer from being
@@ -29,7 +29,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from client.api import GameClient
 from client.game import Game
-from client.interactive import Answer, Listed, Session, Update
+from client.interactive import Answer, Listed, Sent, Session, Update
+from client.terminal import Lines
 from services import registry
 from tests.client.test_cli_tables import Interactive, Stack, cli, created, gateway_stack, ok, rpc
 from tests.support import ROOT, service_in_process
@@ -37,7 +38,10 @@ from tests.support import ROOT, service_in_process
 GAME = "channeling"
 SERVICE = registry.by_name(GAME).service_name
 pb = registry.by_name(GAME).pb2()
-CLOCK = 2  # seconds per decision
+# Seconds per decision: short, to see the clock run out; long enough that on a loaded
+# machine the first prompt, drawn once the CLI has started, still ticks, and the next
+# one is answered in time (two deadlines let pass in a row end the game: abandoned).
+CLOCK = 8
 PROMPT = r"v(\d+) \((\d+):(\d\d) left\) your move \(number or text\): "
 
 
@@ -164,10 +168,13 @@ def test_the_screen_follows_the_clock_and_the_opponent_and_ends_with_the_game(st
     before = submits(stack)
     child = spawn(stack, game_id, token)
     try:
-        # The countdown ticks on the prompt line, from the deadline the service sent.
-        child.expect(r"v(\d+) \(0:02 left\) your move \(number or text\): ")
+        # The countdown ticks on the prompt line, from the deadline the service sent (the
+        # clock started with the game, before this CLI did: the first prompt may show less).
+        child.expect(PROMPT)
         version = int(child.match.group(1))
-        child.expect(rf"v{version} \(0:01 left\) your move")
+        first = int(child.match.group(2)) * 60 + int(child.match.group(3))
+        assert 2 <= first <= CLOCK, screen(child)
+        child.expect(rf"v{version} \(0:0{first - 1} left\) your move")
         # No key pressed: the clock runs out, the bot moves for Ann, and the screen says so.
         child.expect(r"the clock ran out: the bot moved for you: ([a-z0-9 -]+)")
         clock_move = child.match.group(1).strip()
@@ -407,3 +414,212 @@ async def test_an_answer_the_game_overtakes_on_its_way_is_refused_by_the_service
     current = session.listing
     await session._handle(Listed(listed_at, await client.moves(session.game_id, session.token)))
     assert session.listing is current and current.game.version == listed_at + 1
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["with-moves", "control-without"])
+async def test_the_moves_the_stream_carries_are_listed_without_a_listmoves_call(
+    session, streamed, monkeypatch
+):
+    """The session watches with ``with_moves``: an update that puts Ann to act carries her
+    legal moves, and the screen lists them with no ListMoves call. Control: an update
+    without them (a service older than with_moves) still gets a listing, by ListMoves."""
+    asked: list[str] = []
+    listing = GameClient.moves
+
+    async def counted(self, game_id, token):  # type: ignore[no-untyped-def]
+        asked.append(game_id)
+        return await listing(self, game_id, token)
+
+    await elsewhere(session)  # the game moves on (Ann's next step): a new screen to list
+    monkeypatch.setattr(GameClient, "moves", counted)
+    client = session.client
+    state = await client.get(session.game_id, session.token)
+    assert 0 in state.game.to_act
+    listed = await listing(client, session.game_id, session.token)  # what ListMoves says
+    message = pb.WatchGameResponse(game=state.game, view=state.view)
+    if streamed:
+        message.moves.extend(listed.moves)
+    await session._handle(Update(message))
+    await drain(session)
+    assert session.listing is not None and session.listing.game.version == state.game.version
+    assert list(session.listing.moves) == list(listed.moves)
+    assert session.texts == list(listed.labels)
+    assert asked == ([] if streamed else [session.game_id])
+
+
+# --- the stream ahead of SubmitMove's reply ---------------------------------------------
+
+
+class Held(GameClient):
+    """A client whose SubmitMove reply is handed over only once the watch stream has
+    brought the version that move made and the session has handled it (or after HOLD
+    seconds): the order a loaded machine gives now and then, as the service writes the
+    stream's update before its reply, and the update carries the next decision's moves
+    (with_moves). It counts the ListMoves calls too."""
+
+    HOLD = 10.0
+    session: Session
+    listed: int
+    released: list[float]  # when each reply was handed over
+
+    async def submit(self, game_id, token, move, expected_version=None, **kw):  # type: ignore[override]
+        reply = await super().submit(game_id, token, move, expected_version, **kw)
+        deadline = time.monotonic() + self.HOLD
+        while self.session.version <= expected_version and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        # A few turns of the loop more: whatever the update set going (a prompt, the line
+        # it reads) happens before the reply.
+        await asyncio.sleep(0.1)
+        self.released.append(time.monotonic())
+        return reply
+
+    async def moves(self, game_id, token):  # type: ignore[no-untyped-def]
+        self.listed += 1
+        return await super().moves(game_id, token)
+
+
+def as_before_the_fix(monkeypatch) -> None:
+    """The session as it was when this hung: a listing's prompt goes up at once, an
+    answer on its way or not, and a reply that was not for the listing on show asks
+    nothing."""
+    listed, sent = Session._listed, Session._sent
+
+    def eager(self: Session, event: Listed) -> None:
+        sending, self.sending = self.sending, None
+        listed(self, event)
+        self.sending = sending
+
+    def quiet(self: Session, event: Sent) -> None:
+        listing = self.listing
+        if event.error is None and listing is not None and listing.game.version != event.version:
+            self.listing = None  # hidden from _sent, which asks nothing then
+            sent(self, event)
+            self.listing = listing
+        else:
+            sent(self, event)
+
+    monkeypatch.setattr(Session, "_listed", eager)
+    monkeypatch.setattr(Session, "_sent", quiet)
+
+
+@pytest.mark.parametrize("fixed", [True, False], ids=["fixed", "control-as-before"])
+async def test_a_decision_the_stream_brings_before_the_last_answers_reply_is_asked_after_it(
+    fixed, monkeypatch
+):
+    """Ann's turn at The Channeling is several decisions in a row. Each of her answers is
+    read from a pipe (a transcript, as the README's blocks play), and the stream brings
+    her next decision, with its moves, before SubmitMove's reply to the last one. The
+    next prompt waits for that reply and is printed once, so the next line answers it:
+    her whole turn is played, with no ListMoves call. Control: as before the fix, the
+    prompt went up while the answer was on its way, its line was taken and put back
+    (no move may be sent then), and nothing asked again: the session hung."""
+    if not fixed:
+        as_before_the_fix(monkeypatch)
+    async with service_in_process(GAME) as service:
+        async with grpc.aio.insecure_channel(service.address) as channel:
+            client = Held(GAME, channel)
+            client.listed, client.released = 0, []
+            game = await client.create(2, seed=5)
+            token = game.tokens[0]
+            args = argparse.Namespace(game=game.game_id, token=token, as_seat=None, command="play")
+            read, write = os.pipe()
+            out = io.StringIO()
+            os.write(write, b"0\n" * 40)
+            with grpc.insecure_channel(service.address) as sync:
+                session = Session(Game(GAME, sync), client, args, Lines(read, out))
+                client.session = session
+                run = asyncio.get_running_loop().create_task(session.run())
+
+                async def ann_to_act() -> bool:
+                    return 0 in (await client.get(game.game_id, token)).game.to_act
+
+                deadline = time.monotonic() + 30
+
+                def given_up() -> bool:  # the control: 5 s after the first reply, it hangs
+                    return (
+                        not fixed
+                        and bool(client.released)
+                        and (time.monotonic() > client.released[0] + 5)
+                    )
+
+                while await ann_to_act() and time.monotonic() < deadline and not run.done():
+                    if given_up():
+                        break
+                    await asyncio.sleep(0.05)
+                ann_acts = await ann_to_act()
+                run.cancel()
+                await asyncio.gather(run, return_exceptions=True)
+            os.close(read)
+            os.close(write)
+            history = await client.history(game.game_id)
+    mine = [t for t in history if t.seat == 0]
+    transcript = out.getvalue()
+    prompts = re.findall(r"v(\d+)(?: \([^)]*\))? your move \(number or text\): ", transcript)
+    if not fixed:
+        # Her first answer went; the prompt of her second decision was printed while it
+        # was on its way, and nothing was sent for it, though lines were there to read.
+        assert ann_acts and len(mine) == 1, transcript[-2000:]
+        assert [int(v) for v in prompts] == [0, 1], transcript[-2000:]
+        return
+    assert not ann_acts, f"Ann's turn was not played to its end:\n{transcript[-2000:]}"
+    assert len(mine) >= 2 and [t.version for t in mine] == list(range(1, len(mine) + 1))
+    # One prompt per decision, each answered by the line after it, at its version.
+    assert [int(v) for v in prompts] == [t.version - 1 for t in mine], transcript[-2000:]
+    assert "refused" not in transcript and "not sent" not in transcript
+    assert client.listed == 0  # every listing came with the stream
+
+
+def listing_once(self: Session, version: int) -> Any:
+    """ListMoves as it was asked before: once, and an answer that failed or came from
+    behind the stream was let go (the stream was to bring the game on)."""
+
+    async def once() -> None:
+        try:
+            reply = await self.client.moves(self.game_id, self.token)
+        except grpc.aio.AioRpcError:
+            return
+        self.events.put_nowait(Listed(version, reply))
+
+    return once()
+
+
+@pytest.mark.parametrize("retried", [True, False], ids=["retried", "control-once"])
+@pytest.mark.parametrize("first", ["failed", "behind"])
+async def test_a_listmoves_that_fails_or_answers_from_behind_is_asked_again(
+    session, first, retried, monkeypatch
+):
+    """An update that puts Ann to act carries no moves (a service older than
+    with_moves): the session asks ListMoves, whose first answer fails (UNAVAILABLE) or
+    is from the version before (a replica yet to read the move). The game waits on Ann,
+    so no update will come: ListMoves is asked again, and she is asked for her move.
+    Control: asked once, as before, nothing is listed, and the session waits for ever."""
+    if not retried:
+        monkeypatch.setattr(Session, "_list", listing_once)
+    client = session.client
+    before = await client.moves(session.game_id, session.token)
+    await elsewhere(session)  # Ann's next decision
+    asked: list[int] = []
+    listing = GameClient.moves
+
+    async def flaky(self, game_id, token):  # type: ignore[no-untyped-def]
+        asked.append(len(asked))
+        if len(asked) > 1:
+            return await listing(self, game_id, token)
+        if first == "behind":
+            return before
+        metadata = grpc.aio.Metadata()
+        raise grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, metadata, metadata, "down")
+
+    monkeypatch.setattr(GameClient, "moves", flaky)
+    state = await client.get(session.game_id, session.token)
+    assert 0 in state.game.to_act
+    await session._handle(Update(pb.WatchGameResponse(game=state.game, view=state.view)))
+    deadline = time.monotonic() + (20 if retried else 3)
+    while session.listing is None and time.monotonic() < deadline:
+        await drain(session)
+    if not retried:
+        assert session.listing is None and len(asked) == 1
+        assert "listing your moves..." in session.io.status_line  # and it stays
+        return
+    assert session.listing is not None and session.listing.game.version == state.game.version
+    assert len(asked) == 2 and "your move (number or text)" in session.io.status_line
