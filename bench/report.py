@@ -162,14 +162,18 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         if gateway32 and envoy32:
             # A short window on a loaded machine may sample no CPU tick of a process:
             # the target is then reported unclear, not left out.
-            ratio = gateway_us / envoy_us if gateway_us and envoy_us else None
+            cpu_ratio = gateway_us / envoy_us if gateway_us and envoy_us else None
             add(
                 "gateway_cpu",
                 game,
                 "gateway CPU per routed call <= 1.5x Envoy's (32 clients)",
                 f"{gateway_us or 0:,.0f} / {envoy_us or 0:,.0f} µs"
-                + (f" = {ratio:.2f}x" if ratio is not None else " (not measurable in this run)"),
-                ratio,
+                + (
+                    f" = {cpu_ratio:.2f}x"
+                    if cpu_ratio is not None
+                    else " (not measurable in this run)"
+                ),
+                cpu_ratio,
                 GATEWAY_CPU_FACTOR,
                 True,
             )
