@@ -13,7 +13,6 @@ deadline. A bot's move is an ordinary move through the same versioned append. Pa
 from __future__ import annotations
 
 import asyncio
-import pickle
 import random
 from typing import TYPE_CHECKING, Any
 
@@ -101,80 +100,17 @@ class BotMoves(Manager):
     async def _one_bot_move(self, game_id: str, gives_way: bool = False) -> bool:
         """One bot decision on the game, if one is due (after whatever the clock made due);
         whether another follows. ``gives_way``: a table of bots, whose search stops early
-        while a person waits.
-
-        The search runs off the game's lock, on a copy of the state taken under it, so
-        reads and the clock never wait for it. Its move is applied if the seat is still
-        to act and the move still legal (another seat's simultaneous choice or a table
-        entry may have come meanwhile); else it is dropped and the game goes to the back
-        of the queue to be searched again."""
+        while a person waits."""
         async with self.acting(game_id) as game:
-            seat = self._bot_seat(game)
+            if self.outcome(game) is not None:
+                return False
+            seat = game.table.bot_to_move()
             if seat is None:
                 return False
-            moves = self.engine.legal_moves(game.state, seat)
-            if len(moves) == 1 or self.bots is None:
-                await self._bot_move(game, seat, ())
-                return self._bot_seat(game) is not None
-            version, level = game.version, game.table.seats[seat].level
-            state = pickle.loads(pickle.dumps(game.state, protocol=pickle.HIGHEST_PROTOCOL))
-            players = game.record.players
-        move = await self._searched(state, seat, level, players, moves, gives_way=gives_way)
-        async with self.acting(game_id) as game:
-            if game.version != version and not (
-                self.outcome(game) is None
-                and seat in game.table.to_act
-                and game.table.seats[seat].played_by_bot
-                and move in self.engine.legal_moves(game.state, seat)
-            ):
-                return self._bot_seat(game) is not None  # moved on meanwhile: search again
-            await self._bot_move(game, seat, (), chosen=move)
-            return self._bot_seat(game) is not None
-
-    def _bot_seat(self, game: LiveGame) -> int | None:
-        """The seat the service plays that is to act, unless the game is over."""
-        return None if self.outcome(game) is not None else game.table.bot_to_move()
-
-    async def _searched(
-        self,
-        state: Any,
-        seat: int,
-        level: str,
-        players: int,
-        moves: list[Any],
-        urgent: bool = False,
-        gives_way: bool = False,
-    ) -> Any | None:
-        """The level's search's move for ``seat`` in ``state``, decided in a worker; None
-        if it failed, was late (a timeout's, past ``TIMEOUT_WAIT_S``) or is not legal."""
-        asked: dict[str, Any] = {}
-        if urgent:
-            asked["cap_ms"] = TIMEOUT_MOVE_MS
-            self._urgent += 1
-            self._give_way()
-        elif gives_way:
-            asked["gives_way"] = True
-        try:
-            with tracing.span("bot.search", game=self.game_type, seat=seat, level=level):
-                decided = self.bots.decide(
-                    self.game_type, state, seat, level, players=players, **asked
-                )
-                text = await (asyncio.wait_for(decided, TIMEOUT_WAIT_S) if urgent else decided)
-            move = self.engine.parse_move(text)
-        except TimeoutError:
-            _log.warning("bot_search_late", seat=seat, level=level, waited_s=TIMEOUT_WAIT_S)
-            return None
-        except Exception as exc:
-            _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))
-            return None
-        finally:
-            if urgent:
-                self._urgent -= 1
-                self._give_way()
-        if move not in moves:
-            _log.warning("bot_move_not_legal", seat=seat, level=level)
-            return None
-        return move
+            await self._bot_move(game, seat, (), gives_way=gives_way)
+            if self.outcome(game) is not None:
+                return False
+            return game.table.bot_to_move() is not None
 
     async def _bot_move(
         self,
@@ -182,24 +118,54 @@ class BotMoves(Manager):
         seat: int,
         extra: tuple[dict[str, Any], ...],
         urgent: bool = False,
-        chosen: Any | None = None,
+        gives_way: bool = False,
     ) -> None:
-        """The bot's move for ``seat`` (lock held), logged as that seat's move: ``chosen``
-        (a search's, made off the lock at this version), or one searched now, for a
-        timeout (``urgent``: its search capped at TIMEOUT_MOVE_MS, and every search that
-        gives way stops for it; the lock stays held, so no other entry can slip in before
-        the timeout's move).
+        """The bot's move for ``seat`` (lock held), logged as that seat's move; ``urgent``
+        for a timeout's (its search capped at TIMEOUT_MOVE_MS, and every search that
+        ``gives_way`` stops for it).
 
-        Without a pool (tests, tools), if the search fails, or if a timeout's search is
-        late, a uniformly random legal move: a bot never stalls a game.
+        With a bot pool the level's search runs in a worker process, so the event loop
+        and every other game go on; this game waits for it (its lock is held, so no
+        other entry can slip in between the decision and its append). Without one (tests,
+        tools), if the search fails, or if a timeout's search is late, a uniformly random
+        legal move: a bot never stalls a game.
         """
         level = game.table.seats[seat].level
         moves = self.engine.legal_moves(game.state, seat)
-        move = moves[0] if len(moves) == 1 else chosen
-        if move is None and self.bots is not None and urgent:
-            move = await self._searched(
-                game.state, seat, level, game.record.players, moves, urgent=True
-            )
+        move = moves[0] if len(moves) == 1 else None
+        if move is None and self.bots is not None:
+            asked: dict[str, Any] = {}
+            if urgent:
+                asked["cap_ms"] = TIMEOUT_MOVE_MS
+                self._urgent += 1
+                self._give_way()
+            elif gives_way:
+                asked["gives_way"] = True
+            try:
+                with tracing.span("bot.search", game=self.game_type, seat=seat, level=level):
+                    decided = self.bots.decide(
+                        self.game_type,
+                        game.state,
+                        seat,
+                        level,
+                        players=game.record.players,
+                        **asked,
+                    )
+                    text = await (asyncio.wait_for(decided, TIMEOUT_WAIT_S) if urgent else decided)
+                move = self.engine.parse_move(text)
+            except TimeoutError:
+                _log.warning("bot_search_late", seat=seat, level=level, waited_s=TIMEOUT_WAIT_S)
+                move = None
+            except Exception as exc:
+                _log.warning("bot_search_failed", seat=seat, level=level, error=repr(exc))
+                move = None
+            finally:
+                if urgent:
+                    self._urgent -= 1
+                    self._give_way()
+            if move is not None and move not in moves:
+                _log.warning("bot_move_not_legal", seat=seat, level=level)
+                move = None
         if move is None:
             move = self._bot_rng.choice(moves)
         event = table_event("bot_move", f"the {level} bot moved for seat {seat}", seat, level=level)

@@ -424,9 +424,13 @@ def test_a_spectators_board_holds_nothing_the_spectators_view_hides(app, pages, 
     service, pb2, channel, game_id, tokens = played(app, game, 40)
     spectator = seen_by(service, pb2, game_id, None)
     hidden: set[str] = set()
+    first_seats: set[str] = set()  # what seat 0 alone is told: its board's control below
     for token in tokens:
         told = seen_by(service, pb2, game_id, token) - spectator
-        hidden |= {h for h in told if len(h) >= 3 and not any(h in s for s in spectator)}
+        secrets = {h for h in told if len(h) >= 3 and not any(h in s for s in spectator)}
+        hidden |= secrets
+        if token == tokens[0]:
+            first_seats = secrets
     channel.close()
 
     def board_text(page) -> str:
@@ -455,8 +459,9 @@ def test_a_spectators_board_holds_nothing_the_spectators_view_hides(app, pages, 
     own = open_as(pages, app, game, game_id, tokens[0])
     if game in own_parts:
         assert own.locator(own_parts[game]).count() > 0
-    if hidden:
-        assert any(h in board_text(own) for h in hidden), sorted(hidden)[:5]
+    # (Seat 0's own secrets: the game is dealt at random, and CI once had only seat 1's.)
+    if first_seats:
+        assert any(h in board_text(own) for h in first_seats), sorted(first_seats)[:5]
     print(f"{game}: {len(hidden)} strings only seats see, such as {sorted(hidden)[:3]}")
 
 
