@@ -217,6 +217,28 @@ def mark_game_id(argv: list[str], commands: set[str], options: set[str]) -> list
     return words
 
 
+# Tokens are opaque base64url too: "--token -x..." would make argparse take the value for
+# an option, so such a value is joined to its option ("--token=-x...") before parsing.
+OPAQUE_OPTIONS = frozenset({"--token", "--page-token", "--player-token"})
+
+
+def join_opaque_values(argv: list[str], options: set[str]) -> list[str]:
+    """``argv`` with each opaque option's value that begins with '-' (and is no option
+    of ours) joined to it."""
+    words: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        value = argv[i + 1] if i + 1 < len(argv) else ""
+        if word in OPAQUE_OPTIONS and value.startswith("-") and value not in options:
+            words.append(f"{word}={value}")
+            i += 2
+            continue
+        words.append(word)
+        i += 1
+    return words
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m client", description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -369,7 +391,7 @@ def main(argv: list[str] | None = None) -> None:
 
     with_ids = {name for name, p in sub.choices.items() if "game" in dests(p)}
     options = {o for p in sub.choices.values() for a in p._actions for o in a.option_strings}
-    words = sys.argv[1:] if argv is None else argv
+    words = join_opaque_values(sys.argv[1:] if argv is None else argv, options | {"-h"})
     args, extra = parser.parse_known_args(mark_game_id(words, with_ids, options))
     if getattr(args, "game", None):
         args.game = args.game.removeprefix(GAME_ID_MARK)

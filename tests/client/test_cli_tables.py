@@ -436,6 +436,25 @@ def test_a_game_id_that_begins_with_a_dash_is_a_game_id(stack, game_id):
         assert done.stderr.startswith("NOT_FOUND GAME_NOT_FOUND: ") and game_id in done.stderr
 
 
+def test_a_token_that_begins_with_a_dash_is_a_token(stack, monkeypatch):
+    """Seat tokens are base64url too: one in 64 begins with '-' (CI's rehearsal drew one,
+    and `play GAME ID --token -x... 1` exited 2 on argparse's "expected one argument").
+    The token is sent: the service answers about it, not argparse. Control: without the
+    joining, argparse refuses the command line."""
+    from client import __main__ as cli_main
+
+    game_id, _ = created(ok(cli(stack, "create", "glow", "--players", "2")))
+    argv = ("play", "glow", game_id, "--token", "-AbCdEfGhIjKlMnOpQrStUv", "3")
+    done = cli(stack, *argv)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("UNAUTHENTICATED BAD_TOKEN: "), done.stderr
+    # The control, in process: the words argparse would have seen before.
+    monkeypatch.setattr(cli_main, "join_opaque_values", lambda words, options: list(words))
+    with pytest.raises(SystemExit) as refused:
+        cli_main.main(["--target", stack.gateway.address, *argv])
+    assert refused.value.code == 2
+
+
 # --- what the commands print ------------------------------------------------------------
 
 
