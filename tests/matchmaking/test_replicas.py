@@ -1,8 +1,9 @@
 """FindMatch with two service replicas on one PostgreSQL database (the pool in
 ``tabletop_pool``, services/kit/store/pool.py): players on both meet, each matched
 once; a second FindMatch on the other replica replaces the first; a replica that dies
-drops only its own players. Controls: without ``FOR UPDATE SKIP LOCKED`` and the
-proposal's guard a player is seated twice; without dropping stale rows a live player
+drops only its own players. Controls: without ``FOR UPDATE SKIP LOCKED``, the
+proposal's guard and the accept step, two replicas' overlapping rounds seat a player
+twice; without dropping stale rows a live player
 is held up by a dead replica's (proposed with it, never accepted: tests/matchmaking/
 test_accept.py has the accept step's own tests).
 
@@ -115,17 +116,44 @@ async def test_the_service_uses_the_shared_pool_on_postgresql():
         assert isinstance(running_matcher(running), shared.SharedMatchmaker)
 
 
+def overlapping_rounds(monkeypatch, replicas) -> None:
+    """Each replica's first proposal waits until every replica has read its rows: the
+    rounds overlap, as two replicas' rounds do at some moment on a busy day. (Left to
+    chance, a loaded machine could run one replica's first round to the end before
+    the other's began, and the control saw nothing: CI, 2026-12-03.)"""
+    from tests.matchmaking.test_find_match import running_matcher
+
+    read = asyncio.Event()
+    waiting: set[int] = set()
+    for i, running in enumerate(replicas):
+        matcher = running_matcher(running)
+        propose = matcher._propose
+
+        async def after_both_read(rows, i=i, propose=propose):
+            if not read.is_set():
+                waiting.add(i)
+                if len(waiting) == len(replicas):
+                    read.set()
+                await asyncio.wait_for(read.wait(), 30)
+            return await propose(rows)
+
+        monkeypatch.setattr(matcher, "_propose", after_both_read)
+
+
 @pytest.mark.parametrize("claimed", [True, False], ids=["skip-locked", "control-unclaimed"])
 async def test_players_split_across_two_replicas_are_all_paired_once(claimed, monkeypatch):
     n = 100 if claimed else 20
     if not claimed:
         monkeypatch.setattr(store_pool, "CLAIM", "")
         monkeypatch.setattr(store_pool, "GUARDED", False)
+        monkeypatch.setattr(shared, "ACCEPT", False)
     pool = own_pool()
     names = ids(n)
     async with replica() as (one, channel_one), replica() as (two, channel_two):
         slow_tables(monkeypatch, one, 0.05)
         slow_tables(monkeypatch, two, 0.05)
+        if not claimed:
+            overlapping_rounds(monkeypatch, [one, two])
         channels = itertools.cycle([channel_one, channel_two])
         streams = [find(next(channels), p, time_control=pool) for p in names]
         try:
@@ -143,6 +171,13 @@ async def test_players_split_across_two_replicas_are_all_paired_once(claimed, mo
         finally:
             for s in streams:
                 s.cancel()
+        # Each row leaves with its stream, while its replica runs (a replica's stop
+        # leaves its rows to go stale: the store closes under the leaving).
+        for _ in range(100):
+            if not await pool_rows(names):
+                break
+            await asyncio.sleep(0.05)
+        assert await pool_rows(names) == []
     tables: dict[str, list[int]] = {}
     for got in results:
         tables.setdefault(got.game_id, []).append(got.seat)
@@ -150,11 +185,6 @@ async def test_players_split_across_two_replicas_are_all_paired_once(claimed, mo
     assert all(sorted(seats) == [0, 1] for seats in tables.values())
     held = await games_held(names)
     assert held == dict.fromkeys(names, 1)  # every player at one table, none at two
-    for _ in range(100):  # each row leaves with its stream
-        if not await pool_rows(names):
-            break
-        await asyncio.sleep(0.05)
-    assert await pool_rows(names) == []
 
 
 async def test_a_second_find_match_on_the_other_replica_replaces_the_first():
