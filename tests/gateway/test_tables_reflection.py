@@ -17,6 +17,12 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 
 from tests.support import running, start_process, wait_serving
 
+# A call's deadline: these tests are about tables, not time. A read of a game waits for a
+# bot's search under way on it (docs/design.md), and a bot's first search waits for its
+# worker process to start: seconds on a loaded machine (DEADLINE_EXCEEDED at 10 s, a Shén
+# GetGame right after a resign handed the seat to the bot, at load 10).
+DEADLINE = 60
+
 
 class ReflectedClient:
     """One client of one game service, its messages built from reflection alone."""
@@ -36,7 +42,7 @@ class ReflectedClient:
             response_deserializer=response.FromString,
         )
         metadata = (("authorization", f"Bearer {token}"),) if token else None
-        reply = stub(json_format.ParseDict(body, request()), metadata=metadata, timeout=10)
+        reply = stub(json_format.ParseDict(body, request()), metadata=metadata, timeout=DEADLINE)
         return json_format.MessageToDict(reply)
 
     def close(self) -> None:
