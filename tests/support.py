@@ -133,7 +133,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_process(module: str, env: dict[str, str], log: Path, timeout: float = 30) -> Process:
+# How long a process a test starts may take to serve, and a service to answer SERVING:
+# no test is about that time, and a gateway's start (Envoy's with it) took over 30 s at
+# load 16 here (CI's loaded runs are 5x slower than a quiet machine).
+START_SECONDS = 90
+SERVING_SECONDS = 30
+
+
+def start_process(
+    module: str, env: dict[str, str], log: Path, timeout: float = START_SECONDS
+) -> Process:
     """Run ``python -m module`` and wait until it logs that it serves; read its ports.
 
     The metrics port is picked free beforehand (the process cannot report one it chose
@@ -202,7 +211,7 @@ def _start_process(module: str, env: dict[str, str], log: Path, timeout: float) 
     raise RuntimeError(f"{module} did not start in {timeout}s:\n{log.read_text()}")
 
 
-def wait_serving(address: str, service: str = "", timeout: float = 10) -> None:
+def wait_serving(address: str, service: str = "", timeout: float = SERVING_SECONDS) -> None:
     deadline = time.monotonic() + timeout
     with grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
