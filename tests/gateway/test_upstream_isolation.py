@@ -43,6 +43,14 @@ SERVICE = GAME.service_name
 OTHERS = [f"127.0.0.{n}" for n in range(2, 8)]  # other clients' source addresses
 ATTACKS = 60  # oversized answers asked for while the others call
 NOT_FOUND = str(grpc.StatusCode.NOT_FOUND.value[0]).encode()
+# The backend is served by this test's own process, which a loaded machine starves for
+# seconds at a time. Its health checks (1 s each) then timed out: Envoy reset them, took
+# the backend out at the second (every call refused UNAVAILABLE), and the late answers
+# to the reset checks counted as protocol errors (a 3 s stall of the process failed both
+# oversized cases). These tests are about answers' sizes, not health: a check may take
+# this long, and the backend stays in unless it misses this many in a row.
+HEALTH_CHECK_SECONDS = 60
+HEALTH_MISSES = 1000
 
 # The answers, as trailers of a refusal: one header of 82 KB (beyond what Envoy's HTTP/2
 # decoder took by default), or 200 headers of 410 bytes (82 KB in all); and one header
@@ -97,9 +105,14 @@ async def gateway_envoy(
     plan = envoy.Plan(
         host="127.0.0.1", port=free_port(), admin_port=free_port(), control_port=free_port(),
         routes={GAME.name: [f"127.0.0.1:{backend_port}"]}, health_interval=0.2,
+        health_misses=HEALTH_MISSES,
         access_log=False,
     )  # fmt: skip
     config = envoy.bootstrap(plan)
+    for cluster in config["static_resources"]["clusters"]:
+        if cluster["name"] == GAME.name:
+            for check in cluster["health_checks"]:
+                check["timeout"] = f"{HEALTH_CHECK_SECONDS}s"
     if control is not None:
         for cluster in config["static_resources"]["clusters"]:
             if cluster["name"] == GAME.name:
