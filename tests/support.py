@@ -88,6 +88,13 @@ async def gateway_in_process(
         await gateway.close()
 
 
+# How long a process a test starts may take to serve or to stop, and a service to answer
+# SERVING: no test is about those times, and a gateway's start (Envoy's with it) took
+# over 30 s at load 16 here (CI's loaded runs are 5x slower than a quiet machine).
+START_SECONDS = 90
+SERVING_SECONDS = 30
+
+
 @dataclass
 class Process:
     popen: subprocess.Popen
@@ -102,7 +109,9 @@ class Process:
     def lines(self) -> list[str]:
         return self.log.read_text(errors="replace").splitlines()
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = START_SECONDS) -> int:
+        # SIGTERM's drain, then the bot workers' close, which waits for a worker still
+        # starting to finish a search: 42 s at load 17 here. No test is about that time.
         if self.popen.poll() is None:
             self.popen.send_signal(sig)
         return self.popen.wait(timeout)
@@ -131,13 +140,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-# How long a process a test starts may take to serve, and a service to answer SERVING:
-# no test is about that time, and a gateway's start (Envoy's with it) took over 30 s at
-# load 16 here (CI's loaded runs are 5x slower than a quiet machine).
-START_SECONDS = 90
-SERVING_SECONDS = 30
 
 
 def start_process(
