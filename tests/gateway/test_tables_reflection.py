@@ -201,14 +201,30 @@ def test_an_untouched_clocked_game_moves_on_its_own_and_a_restart_fires_once(tmp
     again = start_process("services.channeling", env, tmp_path / "two.log")
     try:
         client = ReflectedClient(again.address, name)
-        time.sleep(0.6)  # the restart's first sweep has fired what was overdue
-        turns = client.call("GetHistory", {"gameId": game_id, "pageSize": 1000})["turns"]
+        # Wait for the overdue deadline's move (the restart's first sweep fires it), then
+        # until any catch-up moves fired with it would be in the log too. A fixed 0.6 s
+        # wait was too short for a loaded restart's first sweep, or long enough for the
+        # next deadline's own move, a whole decision (1 s) after the first.
+        deadline = time.monotonic() + 60
+        while True:
+            turns = client.call("GetHistory", {"gameId": game_id, "pageSize": 1000})["turns"]
+            after_kill = [t for t in turns if _seconds(t["appliedAt"]) > killed_at]
+            if after_kill and time.time() > _seconds(after_kill[0]["appliedAt"]) + BURST:
+                break
+            assert time.monotonic() < deadline, "the overdue deadline never fired"
+            time.sleep(0.1)
         client.close()
     finally:
         again.stop()
     assert all(t["events"][0]["kind"] == "timeout" for t in turns)
-    after_kill = [t for t in turns if _seconds(t["appliedAt"]) > killed_at]
-    assert len(after_kill) == 1, after_kill  # the overdue deadline, once; not one per second down
+    first = _seconds(after_kill[0]["appliedAt"])
+    fired = [t for t in after_kill if _seconds(t["appliedAt"]) < first + BURST]
+    assert len(fired) == 1, after_kill  # the overdue deadline, once; not one per second down
+
+
+# Moves fired together by one sweep land within this of each other; the clock's next
+# deadline comes a whole decision (1 s) after a move.
+BURST = 0.5
 
 
 def _seconds(stamp: str) -> float:
