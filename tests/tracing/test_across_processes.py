@@ -60,6 +60,18 @@ def _log_lines(process: Process) -> list[dict]:
     return out
 
 
+def _said(*processes: Process) -> str:
+    """What the processes logged of their calls' ends and their exports (a span lost in
+    an export that failed, or a call that never ended, shows here)."""
+    words = ("WatchGame", "export", "Export", "cancel")
+    return "\n".join(
+        f"{p.log.name}: {line}"
+        for p in processes
+        for line in p.lines()
+        if any(w in line for w in words)
+    )
+
+
 def _ancestry(spans, span) -> list[str]:
     """The span ids from ``span`` up to the trace's root (or its first unknown parent)."""
     ids = {s.span_id: s for s in spans}
@@ -117,7 +129,7 @@ async def test_a_watch_is_one_trace_through_envoy_the_gateways_relay_and_the_ser
     watch_trace = "5b8aa5a2d2c872e8321cf37308d69df2"
     with receiving() as (receiver, endpoint):
         env = otel(endpoint)
-        with stack(tmp_path, gateway=env, service=env) as (_svc, gw):
+        with stack(tmp_path, gateway=env, service=env) as (svc, gw):
             client, game_id, _, channel = await _game(gw)
             async with channel:
                 request = client.pb2.WatchGameRequest(game_id=game_id)
@@ -139,7 +151,10 @@ async def test_a_watch_is_one_trace_through_envoy_the_gateways_relay_and_the_ser
                 linked = relays and _ancestry(trace, relays[0])[-1] == CLIENT_SPAN
                 return {SERVICE, "tabletop-gateway"} <= services and linked and trace
 
-            spans = receiver.wait_for(whole, timeout=60)
+            try:
+                spans = receiver.wait_for(whole, timeout=60)
+            except AssertionError as missing:  # a load flake not reproduced yet: say more
+                raise AssertionError(f"{missing}\n{_said(svc, gw)}") from None
     (relay,) = [s for s in spans if s.service == "tabletop-gateway"]
     (served,) = [s for s in spans if s.service == SERVICE and s.name.endswith("/WatchGame")]
     # Client -> (Envoy) -> the gateway's relay -> the service: each the next one's parent.
