@@ -79,9 +79,17 @@ def header_key(snap: Snapshot) -> tuple[Any, ...]:
 class Encoder:
     """One service's serialized headers and views, and the answers made of them."""
 
-    def __init__(self, view: Callable[[Snapshot], Any], key: Callable[[Snapshot], Any]) -> None:
+    def __init__(
+        self,
+        view: Callable[[Snapshot], Any],
+        key: Callable[[Snapshot], Any],
+        view_bytes: Callable[[Any], bytes] | None = None,
+    ) -> None:
         self._view = view  # the seat's view message (converted once per view object)
         self._key = key
+        # A codec's own serializer of an engine's view, when it has one (the same bytes
+        # as its message's: it may share them between seats that are shown the same).
+        self._view_bytes = view_bytes
         self._headers: OrderedDict[Any, tuple[Any, bytes]] = OrderedDict()
         self._views: OrderedDict[int, tuple[Any, bytes]] = OrderedDict()
 
@@ -103,7 +111,10 @@ class Encoder:
         found = self._views.get(key)
         if found is not None and found[0] is snap.view:
             return found[1]
-        data: bytes = self._view(snap).SerializeToString()
+        if self._view_bytes is not None:
+            data = self._view_bytes(snap.view)
+        else:
+            data = self._view(snap).SerializeToString()
         _keep(self._views, key, (snap.view, data), VIEWS)
         return data
 

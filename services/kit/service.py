@@ -212,7 +212,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
 
     # Each version's header per seat and each view serialized once, shared by SubmitMove's
     # answer, ListMoves' and the watch updates (services/kit/encoding.py).
-    encoder = encoding.Encoder(view, encoding.header_key)
+    encoder = encoding.Encoder(view, encoding.header_key, getattr(codec, "view_bytes", None))
     updates = wire.WatchUpdates(
         pb2.WatchGameResponse, info.name, view, codec.move_to_proto, encoder
     )

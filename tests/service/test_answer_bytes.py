@@ -44,7 +44,9 @@ class CountingHeaders:
 
 
 def _encoder(codec: Any, key: Any = encoding.header_key) -> encoding.Encoder:
-    return encoding.Encoder(lambda s: codec.view_to_proto(s.view), key)
+    return encoding.Encoder(
+        lambda s: codec.view_to_proto(s.view), key, getattr(codec, "view_bytes", None)
+    )
 
 
 async def _play(engine: Any, manager: GameManager, gid: str, tokens: dict[int, str], seed: int):
