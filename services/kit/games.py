@@ -86,6 +86,9 @@ _log = structlog.get_logger("games")
 # Turns kept in memory per game, for watchers that resume a little behind and for retried
 # request ids; older ones are read from the log. Few, because every live game pays for them.
 RECENT_TURNS = 8
+# Turns as seats see them, shared by the seats shown the same (turn_for): those of the last
+# moves of the games moving at once.
+SHARED_TURNS = 256
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,12 @@ def mover_of(events: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> str:
     return tables.PERSON
 
 
+def turn_key(move: MoveRecord, shown: str, visible: tuple[int, ...]) -> tuple[Any, ...]:
+    """What a seat is shown of a logged move (its text, which of its events): the seats
+    with the same key share one Turn."""
+    return (id(move), shown, visible)
+
+
 def event_dict(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": event.kind, "text": event.text}
     if event.seat is not None:
@@ -259,6 +268,7 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         self.players = players or PlayerPolicy.off()
         self.clock = clock
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._turns: OrderedDict[tuple[Any, ...], tuple[MoveRecord, Turn]] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         # A game whose moves are all public needs no stored move parsed to show it.
         self._public_move = None if engine.public_move is always_public else engine.public_move
@@ -661,12 +671,24 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 ) from None
             if not public:
                 shown = ""
-        events = tuple(
-            {k: v for k, v in e.items() if k != "to"}
-            for e in move.events
+        visible = tuple(
+            i
+            for i, e in enumerate(move.events)
             if "to" not in e or (seat is not None and seat in e["to"])
         )
-        return Turn(move.version, move.seat, shown, events, move.applied_at)
+        # Every seat shown the same move text and the same events gets the same Turn (its
+        # answer's bytes are then built once: services/kit/encoding.py): keyed by the
+        # logged move itself (kept with it) and by exactly what this seat is shown.
+        key = turn_key(move, shown, visible)
+        found = self._turns.get(key)
+        if found is not None and found[0] is move:
+            return found[1]
+        events = tuple({k: v for k, v in move.events[i].items() if k != "to"} for i in visible)
+        turn = Turn(move.version, move.seat, shown, events, move.applied_at)
+        if len(self._turns) >= SHARED_TURNS:
+            self._turns.popitem(last=False)
+        self._turns[key] = (move, turn)
+        return turn
 
     async def history(
         self, game_id: str, seat_token: Caller, after: int, limit: int

@@ -303,7 +303,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         )
         _bind_seat(snap.viewer)
         # A SubmitMoveResponse's bytes: the seat's header and view as its watchers get them.
-        return encoder.answer(await header_bytes(snap), wire.turn(turn).SerializeToString(), snap)
+        return encoder.answer(await header_bytes(snap), encoder.turn(turn), snap)
 
     async def watch_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         # Written with context.write, each write awaited: gRPC completes a write only once
@@ -324,8 +324,11 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                     # A rated table's header carries its seats' ratings (read from the store).
                     rated = None
                     snap = item.snapshot
-                    if snap is not None and item.encoded is None and snap.rated_shape:
-                        rated = await header(snap)
+                    if snap is not None and item.encoded is None:
+                        if snap.rated_shape:
+                            rated = await header(snap)
+                        else:  # the turn's bytes shared with the other seats' and the answer
+                            item.encoded = encoder.update(item)
                     # The bytes are shared by every stream of the seat (built once).
                     response = updates.encode(item, game_id, request.with_moves, rated)
                     write = asyncio.ensure_future(context.write(response))
