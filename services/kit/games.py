@@ -272,6 +272,11 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         # A game whose moves are all public needs no stored move parsed to show it.
         self._public_move = None if engine.public_move is always_public else engine.public_move
+        # An engine whose seats' views of a state differ only in the viewer says so with
+        # reseat_view(view, seat): one view is built per version, the others from it.
+        self._reseat_view: Callable[[Any, int | None], Any] | None = getattr(
+            engine, "reseat_view", None
+        )
         self._created = 0
         self.waiting_ttl = waiting_ttl  # a table with open seats expires after this
         self.idle_seconds = idle_seconds  # a game without a clock or a move is abandoned
@@ -582,7 +587,12 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 game.views_version = game.version
             view = game.views.get(seat)
             if view is None:
-                view = game.views[seat] = self.engine.view(game.state, seat)
+                if self._reseat_view is not None and game.views:
+                    # The engine's views of one state differ in their viewer alone.
+                    view = self._reseat_view(next(iter(game.views.values())), seat)
+                else:
+                    view = self.engine.view(game.state, seat)
+                game.views[seat] = view
         table = game.table
         outcome = self.outcome(game)
         finished = outcome is not None

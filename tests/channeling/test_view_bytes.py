@@ -1,5 +1,7 @@
 """The codec's view bytes (codec.view_bytes): kept by the values they show, shared
-between seats and versions, and always the bytes of the message built whole.
+between seats and versions, and always the bytes of the message built whole. And the
+engine's reseat_view (one view a version built, the other seats' made from it): equal to
+the view built for that seat, at every decision.
 
 Every decision of random games, every seat and a spectator: view_bytes gives exactly
 ``view_to_proto(view).SerializeToString()``. The key of a kept view holds everything the
@@ -130,3 +132,38 @@ def test_the_control_a_cell_kept_without_its_druid_shows_it_where_it_left(monkey
         if codec.view_bytes(view) != codec.view_to_proto(view).SerializeToString():
             caught += 1
     assert caught > 0
+
+
+def _reseats_equal(build: Any, seed: int) -> int:
+    """Decisions of one game at which a view made with reseat_view from another seat's
+    differs from the one ``build`` makes for that seat."""
+    state = engine.new_game(seed, 2, engine.Options())
+    rng = random.Random(seed)
+    wrong = 0
+    while True:
+        for shown in (0, 1, None):
+            for seat in (0, 1, None):
+                built = build(state, seat)
+                wrong += engine.reseat_view(build(state, shown), seat) != built
+        if engine.outcome(state) is not None:
+            return wrong
+        seat, move = choose(engine, state, rng)
+        engine.apply(state, seat, move)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_reseated_view_is_the_view_built_for_that_seat(seed):
+    assert _reseats_equal(engine.view, seed) == 0
+
+
+def test_the_control_a_view_with_a_seats_secret_is_not_reseated_unseen():
+    """Control: were a seat's view to hold something of its own (here each seat sees only
+    its own hand), a view made from another seat's would show that seat's: the check
+    above catches it."""
+
+    def own_hands(state: Any, seat: int | None) -> Any:
+        view = engine.view(state, seat)
+        seats = tuple(s if i == seat else s._replace(hand=()) for i, s in enumerate(view.seats))
+        return dataclasses.replace(view, seats=seats)
+
+    assert _reseats_equal(own_hands, SEEDS[0]) > 0

@@ -121,6 +121,9 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
                 )
                 got = pb2.WatchGameResponse.FromString(data)
                 assert got == reference
+                if hasattr(engine, "reseat_view"):  # one view built a version, others reseated
+                    async with manager.locked(gid) as now:
+                        assert item.snapshot.view == engine.view(now.state, seat)
                 assert got.game.HasField("viewer") == (seat is not None)
                 if seat is not None:
                     assert got.game.viewer == seat
