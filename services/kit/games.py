@@ -153,6 +153,10 @@ class LiveGame:
     # Views built at ``views_version``, by seat: a reply and the watchers of one seat share one.
     views: dict[int | None, Any] = field(default_factory=dict)
     views_version: int = -1
+    # The snapshots the watchers were just queued, by seat, at ``notified_version``: the
+    # mover's answer, built right after with nothing between, is the same (submit).
+    notified: dict[int | None, Snapshot] = field(default_factory=dict)
+    notified_version: int = -1
     table: tables.Table = field(default=None)  # type: ignore[assignment]  # set on create/load
 
 
@@ -766,7 +770,12 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             move = decode_move()
             record = await self._apply_move(game, seat, move, request_id, expected_version)
             self._kick(game)
-            return self.snapshot(game, seat, with_view=with_view), self.turn_for(record, seat)
+            # The seat's watchers were queued this very snapshot (no await since): shared.
+            snap = game.notified.get(seat) if game.notified_version == game.version else None
+            game.notified.clear()
+            if snap is None or not with_view:
+                snap = self.snapshot(game, seat, with_view=with_view)
+            return snap, self.turn_for(record, seat)
 
     def _may_move(self, game: LiveGame, seat: int) -> None:
         """Refuse a move the table forbids, before the engine sees it."""

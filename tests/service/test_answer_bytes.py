@@ -101,6 +101,8 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
             sent = encoder.answer(encoder.header(snap), encoder.turn(turn), snap)
             async with manager.locked(gid) as now:
                 record = now.recent[-1]
+                # The mover's snapshot is the one its watcher was queued: as if built now.
+                assert snap == manager.snapshot(now, mover)
             whole = pb2.SubmitMoveResponse(
                 game=counting._header(snap),
                 turn=wire.turn(_fresh_turn(manager, record, mover)),
@@ -111,6 +113,8 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
             # Every seat's and the spectators' update.
             for seat, stream in zip(watchers, streams, strict=True):
                 item = await anext(stream)
+                if seat == mover:  # one snapshot for the answer and the seat's watchers
+                    assert item.snapshot is snap
                 # As the service writes it: the header, turn and view shared (encoder.update).
                 item.encoded = encoder.update(item)
                 data = updates.encode(item, gid)
