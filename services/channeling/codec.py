@@ -77,6 +77,22 @@ def move_to_proto(move: engine.Move) -> pb.Move:
     return pb.Move(fill_gap=pb.FillGap(cell=board.name(move.cell)))
 
 
+# Moves, cells and players serialized, kept by value (at most this many of each).
+_KEPT_PARTS = 4096
+_move_bytes: dict[engine.Move, bytes] = {}
+
+
+def move_bytes(move: engine.Move) -> bytes:
+    """``move_to_proto(move).SerializeToString()``, kept by the move's value: a seat's
+    legal moves are listed with every update that puts it to act, mostly the same."""
+    found = _move_bytes.get(move)
+    if found is None:
+        if len(_move_bytes) >= _KEPT_PARTS:
+            _move_bytes.clear()
+        found = _move_bytes[move] = move_to_proto(move).SerializeToString()
+    return found
+
+
 _CARDS = {
     card_id: pb.Card(id=c.id, vigor=c.vigor, splendor=c.splendor)
     for card_id, c in CARD_BY_ID.items()
@@ -130,7 +146,7 @@ def view_to_proto(view: engine.View) -> pb.View:
 # every seat's view of a version is the same message, and a cell or a player unchanged
 # since the last move is the same bytes.
 _CELLS, _PLAYERS = 9, 10  # View's field numbers (tests/channeling/test_view_bytes.py)
-_KEPT_PARTS, _KEPT_VIEWS = 4096, 256
+_KEPT_VIEWS = 256
 _cell_bytes: dict[engine.CellView, bytes] = {}
 _player_bytes: dict[engine.SeatView, bytes] = {}
 _view_bytes: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()

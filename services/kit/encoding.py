@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 # The field numbers, the same in every game's protos: SubmitMoveResponse's and
 # WatchGameResponse's (whose moves, 4, come after), and ListMovesResponse's.
-GAME, TURN, VIEW = 1, 2, 3
+GAME, TURN, VIEW, MOVES = 1, 2, 3, 4
 LISTED_MOVES, LISTED_LABELS = 2, 3
 # Kept: the answers of one version reuse them, so a few versions of the games moving at
 # once are enough; a view's bytes hold the view itself too (kilobytes), a header's little.
@@ -87,12 +87,15 @@ class Encoder:
         view: Callable[[Snapshot], Any],
         key: Callable[[Snapshot], Any],
         view_bytes: Callable[[Any], bytes] | None = None,
+        move_bytes: Callable[[Any], bytes] | None = None,
     ) -> None:
         self._view = view  # the seat's view message (converted once per view object)
         self._key = key
         # A codec's own serializer of an engine's view, when it has one (the same bytes
         # as its message's: it may share them between seats that are shown the same).
         self._view_bytes = view_bytes
+        # A move's bytes (a codec may keep them by the move's value).
+        self.move_bytes = move_bytes
         self._headers: OrderedDict[Any, tuple[Any, bytes]] = OrderedDict()
         self._views: OrderedDict[int, tuple[Any, bytes]] = OrderedDict()
         self._turns: OrderedDict[int, tuple[Turn, bytes]] = OrderedDict()
@@ -139,6 +142,13 @@ class Encoder:
         assert item.snapshot is not None and not item.snapshot.rated_shape
         turn = self.turn(item.turn) if item.turn is not None else None
         return self.answer(self.header(item.snapshot), turn, item.snapshot)
+
+    def with_moves(self, update: bytes, moves: list[Any]) -> bytes:
+        """A watch update's bytes with the seat's legal moves appended (``moves`` is its
+        last field, so the bytes equal the whole message serialized at once)."""
+        assert self.move_bytes is not None
+        move_bytes = self.move_bytes
+        return update + b"".join([field(MOVES, move_bytes(m)) for m in moves])
 
     def answer(self, game: bytes, turn: bytes | None, snap: Snapshot | None) -> bytes:
         """A SubmitMoveResponse or WatchGameResponse: the header's bytes (``game``), the

@@ -46,6 +46,7 @@ def _fresh(monkeypatch):
     monkeypatch.setattr(codec, "_view_bytes", type(codec._view_bytes)())
     monkeypatch.setattr(codec, "_cell_bytes", {})
     monkeypatch.setattr(codec, "_player_bytes", {})
+    monkeypatch.setattr(codec, "_move_bytes", {})
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -167,3 +168,21 @@ def test_the_control_a_view_with_a_seats_secret_is_not_reseated_unseen():
         return dataclasses.replace(view, seats=seats)
 
     assert _reseats_equal(own_hands, SEEDS[0]) > 0
+
+
+def test_a_moves_kept_bytes_are_those_of_its_message():
+    """codec.move_bytes, kept by the move's value, at every decision of a game: each
+    legal move's bytes equal its message's, and equal moves of another kind never share."""
+    state = engine.new_game(SEEDS[0], 2, engine.Options())
+    rng = random.Random(SEEDS[0])
+    listed = 0
+    while engine.outcome(state) is None:
+        seat = engine.to_act(state)[0]
+        for move in engine.legal_moves(state, seat):
+            assert codec.move_bytes(move) == codec.move_to_proto(move).SerializeToString()
+            listed += 1
+        seat, move = choose(engine, state, rng)
+        engine.apply(state, seat, move)
+    assert listed > 100
+    glyph, gap = engine.PlayGlyph(0), engine.FillGap(0)
+    assert codec.move_bytes(glyph) != codec.move_bytes(gap)

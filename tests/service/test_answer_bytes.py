@@ -45,7 +45,10 @@ class CountingHeaders:
 
 def _encoder(codec: Any, key: Any = encoding.header_key) -> encoding.Encoder:
     return encoding.Encoder(
-        lambda s: codec.view_to_proto(s.view), key, getattr(codec, "view_bytes", None)
+        lambda s: codec.view_to_proto(s.view),
+        key,
+        getattr(codec, "view_bytes", None),
+        getattr(codec, "move_bytes", lambda m: codec.move_to_proto(m).SerializeToString()),
     )
 
 
@@ -125,6 +128,12 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
                 )
                 got = pb2.WatchGameResponse.FromString(data)
                 assert got == reference
+                # With the seat's legal moves (a stream that asked with_moves).
+                if seat is not None:
+                    _, moves, _ = await manager.legal_moves(gid, tokens[seat])
+                    reference.moves.extend(codec.move_to_proto(m) for m in moves)
+                    full = encoder.with_moves(data, moves)
+                    assert pb2.WatchGameResponse.FromString(full) == reference
                 if hasattr(engine, "reseat_view"):  # one view built a version, others reseated
                     async with manager.locked(gid) as now:
                         assert item.snapshot.view == engine.view(now.state, seat)
@@ -214,6 +223,8 @@ def test_the_answers_fields_are_numbered_as_the_encoder_writes_them():
             assert numbers["game"] == encoding.GAME
             assert numbers["turn"] == encoding.TURN
             assert numbers["view"] == encoding.VIEW
+        watch = {f.name: f.number for f in pb2.WatchGameResponse.DESCRIPTOR.fields}
+        assert watch["moves"] == encoding.MOVES
         listed = {f.name: f.number for f in pb2.ListMovesResponse.DESCRIPTOR.fields}
         assert listed == {
             "game": encoding.GAME,
