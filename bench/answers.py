@@ -12,6 +12,14 @@ Each tree runs in a process of its own (its ``services`` first on the path), in
 interleaved rounds:
 
     python -m bench.answers --root before=/tmp/tree-before [--rounds 7 --moves 2000]
+
+``--parts``: each of wave perf5's changes alone, in this tree, old way against new on the
+same states (the best of several repeats, so a busy machine's share is mostly out): the
+two seats' views (``view_to_proto`` and serialize each, against ``codec.view_bytes``),
+the move's turn for the answer and two updates (three ``wire.turn`` against one shared),
+the second seat's engine view (built, against ``reseat_view``), the mover's snapshot
+(built, against the one its watcher was queued) and the seat's legal moves (converted
+and serialized, against ``codec.move_bytes``), in µs per move.
 """
 
 from __future__ import annotations
@@ -108,6 +116,117 @@ async def _measure(games: int, moves: int, seed: int) -> dict[str, float]:
     return {"move_us": total / played * 1e6, "answers_us": answers_cpu / played * 1e6}
 
 
+def _parts(moves: int, repeats: int) -> dict[str, tuple[float, float]]:
+    import timeit
+
+    from services.channeling import codec, engine
+    from services.kit import wire
+    from services.kit.games import GameManager, Turn
+    from services.kit.store import open_store
+    from services.kit.testing import choose
+
+    states: list[tuple[Any, ...]] = []
+    rng = random.Random(1)
+    state = engine.new_game(1, 2, engine.Options())
+    while len(states) < moves:
+        if engine.outcome(state) is not None:
+            state = engine.new_game(len(states), 2, engine.Options())
+        seat, move = choose(engine, state, rng)
+        events = engine.apply(state, seat, move)
+        view0, view1 = engine.view(state, 0), engine.view(state, 1)
+        turn = Turn(len(states), seat, str(move), tuple(_event(e) for e in events), 0.0)
+        to_act = engine.to_act(state)
+        legal = engine.legal_moves(state, to_act[0]) if to_act else []
+        states.append((view0, view1, turn, legal, _copy(state)))
+    manager = GameManager(engine, open_store("memory://"))
+
+    def best(fn: Any) -> float:
+        return min(timeit.repeat(fn, number=1, repeat=repeats)) / len(states) * 1e6
+
+    def reset() -> None:
+        codec._view_bytes.clear()
+        codec._cell_bytes.clear()
+        codec._player_bytes.clear()
+        codec._move_bytes.clear()
+
+    def views_old() -> None:
+        for v0, v1, *_ in states:
+            codec.view_to_proto(v0).SerializeToString()
+            codec.view_to_proto(v1).SerializeToString()
+
+    def views_new() -> None:
+        for v0, v1, *_ in states:
+            codec.view_bytes(v0)
+            codec.view_bytes(v1)
+
+    def turns_old() -> None:
+        for _, _, turn, *_ in states:
+            for _ in range(3):
+                wire.turn(turn).SerializeToString()
+
+    def turns_new() -> None:
+        kept: dict[int, bytes] = {}
+        for _, _, turn, *_ in states:
+            for _ in range(3):
+                if id(turn) not in kept:
+                    kept[id(turn)] = wire.turn(turn).SerializeToString()
+            kept.clear()
+
+    def reseat_old() -> None:
+        for *_, s in states:
+            engine.view(s, 1)
+
+    def reseat_new() -> None:
+        for v0, *_ in states:
+            engine.reseat_view(v0, 1)
+
+    def moves_old() -> None:
+        for _, _, _, legal, _ in states:
+            b"".join(codec.move_to_proto(m).SerializeToString() for m in legal)
+
+    def moves_new() -> None:
+        for _, _, _, legal, _ in states:
+            b"".join([codec.move_bytes(m) for m in legal])
+
+    async def live() -> Any:
+        game, _ = await manager.create(2, engine.Options(), seed=1)
+        return game
+
+    game = asyncio.run(live())
+
+    def snapshot_old() -> None:
+        for _ in states:
+            manager.snapshot(game, 0)
+
+    def snapshot_new() -> None:
+        for _ in states:
+            game.notified.get(0)
+
+    out = {}
+    for name, old, new in (
+        ("two seats' views", views_old, views_new),
+        ("the turn, three times", turns_old, turns_new),
+        ("the second seat's engine view", reseat_old, reseat_new),
+        ("the mover's snapshot", snapshot_old, snapshot_new),
+        ("a seat's legal moves", moves_old, moves_new),
+    ):
+        reset()
+        out[name] = (best(old), best(new))
+    return out
+
+
+def _event(event: Any) -> dict[str, Any]:
+    from services.kit.games import event_dict
+
+    return event_dict(event)
+
+
+def _copy(state: Any) -> Any:
+    import copy
+
+    return copy.deepcopy(state)
+
+
 def _given(move: Any) -> Any:
     return lambda: move
 
@@ -125,7 +244,13 @@ def main() -> None:
     p.add_argument("--moves", type=int, default=2000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--parts", action="store_true", help="each change alone, old way and new")
     args = p.parse_args()
+    if args.parts:
+        print(f"parts in process, load average {os.getloadavg()}", flush=True)
+        for name, (old, new) in _parts(args.moves, args.rounds).items():
+            print(f"  {name:32} {old:7.1f} -> {new:6.1f} µs a move", flush=True)
+        return
     if args.child:
         _child(args)
         return
