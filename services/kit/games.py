@@ -826,7 +826,11 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         )
         await self._append(game, record, expected_version)
         self.metrics.move_applied(self.game_type, engine_seconds)
-        return record
+        # The record as logged and queued to the watchers (its turn is then the one they
+        # were sent: GameManager.turn_for shares a turn per logged record).
+        committed = game.recent[-1]
+        assert committed.version == record.version
+        return committed
 
     async def _append(
         self, game: LiveGame, record: MoveRecord, expected_version: int | None = None

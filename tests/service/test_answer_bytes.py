@@ -116,8 +116,9 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
             # Every seat's and the spectators' update.
             for seat, stream in zip(watchers, streams, strict=True):
                 item = await anext(stream)
-                if seat == mover:  # one snapshot for the answer and the seat's watchers
-                    assert item.snapshot is snap
+                if seat == mover:  # one snapshot and one turn for the answer and the seat's
+                    assert item.snapshot is snap  # watchers
+                    assert item.turn is turn
                 # As the service writes it: the header, turn and view shared (encoder.update).
                 item.encoded = encoder.update(item)
                 data = updates.encode(item, gid)
