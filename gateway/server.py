@@ -78,8 +78,9 @@ def settings() -> list[config.Setting]:
         S("health_interval", "TABLETOP_HEALTH_INTERVAL_SECONDS", "2", "float",
           "how often the backends' health is checked; a game whose every backend is out "
           "(TABLETOP_HEALTH_MISSES checks in a row unanswered, or NOT_SERVING) is answered "
-          "UNAVAILABLE at once (Envoy's check on its data path; the Python side follows each backend's health Watch, told at once of a "
-          "drain or a lost connection, and retries a failed one this often)"),
+          "UNAVAILABLE at once (Envoy's check on its data path; the Python side follows "
+          "each backend's health Watch, told at once of a drain or a lost connection, and "
+          "retries a failed one this often)"),
         S("health_misses", "TABLETOP_HEALTH_MISSES", "2", "int",
           "Envoy's checks in a row a backend may leave unanswered (1 s each) before it is "
           "taken out; a backend that answers NOT_SERVING (draining) is out at once. 1 takes "
