@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from typing import Any
+
 from tabletop.channeling.v1 import channeling_pb2 as pb
 
+from services.kit.encoding import field
 from services.kit.engine import BadOptions, MalformedMove
 
 from . import engine
@@ -73,6 +77,22 @@ def move_to_proto(move: engine.Move) -> pb.Move:
     return pb.Move(fill_gap=pb.FillGap(cell=board.name(move.cell)))
 
 
+# Moves, cells and players serialized, kept by value (at most this many of each).
+_KEPT_PARTS = 4096
+_move_bytes: dict[engine.Move, bytes] = {}
+
+
+def move_bytes(move: engine.Move) -> bytes:
+    """``move_to_proto(move).SerializeToString()``, kept by the move's value: a seat's
+    legal moves are listed with every update that puts it to act, mostly the same."""
+    found = _move_bytes.get(move)
+    if found is None:
+        if len(_move_bytes) >= _KEPT_PARTS:
+            _move_bytes.clear()
+        found = _move_bytes[move] = move_to_proto(move).SerializeToString()
+    return found
+
+
 _CARDS = {
     card_id: pb.Card(id=c.id, vigor=c.vigor, splendor=c.splendor)
     for card_id, c in CARD_BY_ID.items()
@@ -86,6 +106,17 @@ def _cell_message(cell: engine.CellView) -> pb.Cell:
     if cell.druid is not None:
         message.druid = cell.druid
     return message
+
+
+def _player_message(seat: engine.SeatView) -> pb.Player:
+    return pb.Player(
+        hand=seat.hand,
+        played=seat.played,
+        supply=seat.supply,
+        acquired=[_CARDS[c] for c in seat.acquired],
+        overchanneling=seat.overchanneling,
+        splendor=seat.splendor,
+    )
 
 
 def view_to_proto(view: engine.View) -> pb.View:
@@ -103,18 +134,81 @@ def view_to_proto(view: engine.View) -> pb.View:
         deck_count=view.deck_count,
         gaps=view.gaps,
         cells=[_cell_message(c) for c in view.cells],
-        players=[
-            pb.Player(
-                hand=seat.hand,
-                played=seat.played,
-                supply=seat.supply,
-                acquired=[_CARDS[c] for c in seat.acquired],
-                overchanneling=seat.overchanneling,
-                splendor=seat.splendor,
-            )
-            for seat in view.seats
-        ],
+        players=[_player_message(seat) for seat in view.seats],
     )
     if view.end_triggered_by is not None:
         message.end_triggered_by = view.end_triggered_by
     return message
+
+
+# A view's bytes, built from parts kept by their values (``view_bytes``). The View message
+# shows nothing of the viewing seat (the Channeling hides only the deck, from everyone):
+# every seat's view of a version is the same message, and a cell or a player unchanged
+# since the last move is the same bytes.
+_CELLS, _PLAYERS = 9, 10  # View's field numbers (tests/channeling/test_view_bytes.py)
+_KEPT_VIEWS = 256
+_cell_bytes: dict[engine.CellView, bytes] = {}
+_player_bytes: dict[engine.SeatView, bytes] = {}
+_view_bytes: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+
+
+def shown(view: engine.View) -> tuple[Any, ...]:
+    """Everything ``view_to_proto`` reads from a view (all but the viewer, which the
+    message does not show): the key of its bytes."""
+    return (
+        view.current,
+        view.step,
+        view.outcome is not None,
+        view.turn,
+        view.glyph,
+        view.moved,
+        view.stationary,
+        view.row_glyphs,
+        view.col_glyphs,
+        view.cells,
+        view.seats,
+        view.deck_count,
+        view.gaps,
+        view.end_triggered_by,
+    )
+
+
+def view_bytes(view: engine.View) -> bytes:
+    """``view_to_proto(view).SerializeToString()``, the same bytes: the fields in number
+    order, each cell and player serialized once for every view that holds it unchanged,
+    and a whole view once for every seat that sees it."""
+    key = shown(view)
+    found = _view_bytes.get(key)
+    if found is not None:
+        return found
+    head = pb.View(
+        current=view.current,
+        step=pb.STEP_GAME_OVER if view.outcome is not None else _STEPS[view.step],
+        turn=view.turn,
+        glyph=view.glyph or "",
+        moved=view.moved or "",
+        stationary=view.stationary or "",
+        row_glyphs=view.row_glyphs,
+        col_glyphs=view.col_glyphs,
+    )
+    tail = pb.View(deck_count=view.deck_count, gaps=view.gaps)
+    if view.end_triggered_by is not None:
+        tail.end_triggered_by = view.end_triggered_by
+    parts = [head.SerializeToString()]
+    parts += [field(_CELLS, _part(_cell_bytes, c, _cell_message)) for c in view.cells]
+    parts += [field(_PLAYERS, _part(_player_bytes, s, _player_message)) for s in view.seats]
+    parts.append(tail.SerializeToString())
+    data = b"".join(parts)
+    if len(_view_bytes) >= _KEPT_VIEWS:
+        _view_bytes.popitem(last=False)
+    _view_bytes[key] = data
+    return data
+
+
+def _part(kept: dict[Any, bytes], value: Any, build: Any) -> bytes:
+    found = kept.get(value)
+    if found is None:
+        if len(kept) >= _KEPT_PARTS:
+            kept.clear()
+        found = kept[value] = build(value).SerializeToString()
+    return found

@@ -21,18 +21,21 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from services.kit import wire
-from services.kit.games import Snapshot
+from services.kit.games import Snapshot, Turn
+
+if TYPE_CHECKING:
+    from services.kit.watchers import WatchItem
 
 # The field numbers, the same in every game's protos: SubmitMoveResponse's and
 # WatchGameResponse's (whose moves, 4, come after), and ListMovesResponse's.
-GAME, TURN, VIEW = 1, 2, 3
+GAME, TURN, VIEW, MOVES = 1, 2, 3, 4
 LISTED_MOVES, LISTED_LABELS = 2, 3
 # Kept: the answers of one version reuse them, so a few versions of the games moving at
 # once are enough; a view's bytes hold the view itself too (kilobytes), a header's little.
-HEADERS, VIEWS = 1024, 256
+HEADERS, VIEWS, TURNS = 1024, 256, 256
 
 
 def varint(n: int) -> bytes:
@@ -79,11 +82,23 @@ def header_key(snap: Snapshot) -> tuple[Any, ...]:
 class Encoder:
     """One service's serialized headers and views, and the answers made of them."""
 
-    def __init__(self, view: Callable[[Snapshot], Any], key: Callable[[Snapshot], Any]) -> None:
+    def __init__(
+        self,
+        view: Callable[[Snapshot], Any],
+        key: Callable[[Snapshot], Any],
+        view_bytes: Callable[[Any], bytes] | None = None,
+        move_bytes: Callable[[Any], bytes] | None = None,
+    ) -> None:
         self._view = view  # the seat's view message (converted once per view object)
         self._key = key
+        # A codec's own serializer of an engine's view, when it has one (the same bytes
+        # as its message's: it may share them between seats that are shown the same).
+        self._view_bytes = view_bytes
+        # A move's bytes (a codec may keep them by the move's value).
+        self.move_bytes = move_bytes
         self._headers: OrderedDict[Any, tuple[Any, bytes]] = OrderedDict()
         self._views: OrderedDict[int, tuple[Any, bytes]] = OrderedDict()
+        self._turns: OrderedDict[int, tuple[Turn, bytes]] = OrderedDict()
 
     def header(self, snap: Snapshot) -> bytes:
         """The GameHeader's bytes of a snapshot that is neither rated nor finished."""
@@ -103,9 +118,37 @@ class Encoder:
         found = self._views.get(key)
         if found is not None and found[0] is snap.view:
             return found[1]
-        data: bytes = self._view(snap).SerializeToString()
+        if self._view_bytes is not None:
+            data = self._view_bytes(snap.view)
+        else:
+            data = self._view(snap).SerializeToString()
         _keep(self._views, key, (snap.view, data), VIEWS)
         return data
+
+    def turn(self, turn: Turn) -> bytes:
+        """The TurnRecord's bytes of a turn, serialized once per Turn object (the manager
+        gives every seat shown the same move and events the same one)."""
+        key = id(turn)
+        found = self._turns.get(key)
+        if found is not None and found[0] is turn:
+            return found[1]
+        data: bytes = wire.turn(turn).SerializeToString()
+        _keep(self._turns, key, (turn, data), TURNS)
+        return data
+
+    def update(self, item: WatchItem) -> bytes:
+        """A watch update's bytes (no moves) for an item with a snapshot that is not a
+        rated table's: its header, turn and view as the unary answers share them."""
+        assert item.snapshot is not None and not item.snapshot.rated_shape
+        turn = self.turn(item.turn) if item.turn is not None else None
+        return self.answer(self.header(item.snapshot), turn, item.snapshot)
+
+    def with_moves(self, update: bytes, moves: list[Any]) -> bytes:
+        """A watch update's bytes with the seat's legal moves appended (``moves`` is its
+        last field, so the bytes equal the whole message serialized at once)."""
+        assert self.move_bytes is not None
+        move_bytes = self.move_bytes
+        return update + b"".join([field(MOVES, move_bytes(m)) for m in moves])
 
     def answer(self, game: bytes, turn: bytes | None, snap: Snapshot | None) -> bytes:
         """A SubmitMoveResponse or WatchGameResponse: the header's bytes (``game``), the

@@ -86,6 +86,9 @@ _log = structlog.get_logger("games")
 # Turns kept in memory per game, for watchers that resume a little behind and for retried
 # request ids; older ones are read from the log. Few, because every live game pays for them.
 RECENT_TURNS = 8
+# Turns as seats see them, shared by the seats shown the same (turn_for): those of the last
+# moves of the games moving at once.
+SHARED_TURNS = 256
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,10 @@ class LiveGame:
     # Views built at ``views_version``, by seat: a reply and the watchers of one seat share one.
     views: dict[int | None, Any] = field(default_factory=dict)
     views_version: int = -1
+    # The snapshots the watchers were just queued, by seat, at ``notified_version``: the
+    # mover's answer, built right after with nothing between, is the same (submit).
+    notified: dict[int | None, Snapshot] = field(default_factory=dict)
+    notified_version: int = -1
     table: tables.Table = field(default=None)  # type: ignore[assignment]  # set on create/load
 
 
@@ -209,6 +216,12 @@ def mover_of(events: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> str:
     return tables.PERSON
 
 
+def turn_key(move: MoveRecord, shown: str, visible: tuple[int, ...]) -> tuple[Any, ...]:
+    """What a seat is shown of a logged move (its text, which of its events): the seats
+    with the same key share one Turn."""
+    return (id(move), shown, visible)
+
+
 def event_dict(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": event.kind, "text": event.text}
     if event.seat is not None:
@@ -259,9 +272,15 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         self.players = players or PlayerPolicy.off()
         self.clock = clock
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._turns: OrderedDict[tuple[Any, ...], tuple[MoveRecord, Turn]] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         # A game whose moves are all public needs no stored move parsed to show it.
         self._public_move = None if engine.public_move is always_public else engine.public_move
+        # An engine whose seats' views of a state differ only in the viewer says so with
+        # reseat_view(view, seat): one view is built per version, the others from it.
+        self._reseat_view: Callable[[Any, int | None], Any] | None = getattr(
+            engine, "reseat_view", None
+        )
         self._created = 0
         self.waiting_ttl = waiting_ttl  # a table with open seats expires after this
         self.idle_seconds = idle_seconds  # a game without a clock or a move is abandoned
@@ -572,7 +591,12 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 game.views_version = game.version
             view = game.views.get(seat)
             if view is None:
-                view = game.views[seat] = self.engine.view(game.state, seat)
+                if self._reseat_view is not None and game.views:
+                    # The engine's views of one state differ in their viewer alone.
+                    view = self._reseat_view(next(iter(game.views.values())), seat)
+                else:
+                    view = self.engine.view(game.state, seat)
+                game.views[seat] = view
         table = game.table
         outcome = self.outcome(game)
         finished = outcome is not None
@@ -661,12 +685,24 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
                 ) from None
             if not public:
                 shown = ""
-        events = tuple(
-            {k: v for k, v in e.items() if k != "to"}
-            for e in move.events
+        visible = tuple(
+            i
+            for i, e in enumerate(move.events)
             if "to" not in e or (seat is not None and seat in e["to"])
         )
-        return Turn(move.version, move.seat, shown, events, move.applied_at)
+        # Every seat shown the same move text and the same events gets the same Turn (its
+        # answer's bytes are then built once: services/kit/encoding.py): keyed by the
+        # logged move itself (kept with it) and by exactly what this seat is shown.
+        key = turn_key(move, shown, visible)
+        found = self._turns.get(key)
+        if found is not None and found[0] is move:
+            return found[1]
+        events = tuple({k: v for k, v in move.events[i].items() if k != "to"} for i in visible)
+        turn = Turn(move.version, move.seat, shown, events, move.applied_at)
+        if len(self._turns) >= SHARED_TURNS:
+            self._turns.popitem(last=False)
+        self._turns[key] = (move, turn)
+        return turn
 
     async def history(
         self, game_id: str, seat_token: Caller, after: int, limit: int
@@ -734,7 +770,12 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
             move = decode_move()
             record = await self._apply_move(game, seat, move, request_id, expected_version)
             self._kick(game)
-            return self.snapshot(game, seat, with_view=with_view), self.turn_for(record, seat)
+            # The seat's watchers were queued this very snapshot (no await since): shared.
+            snap = game.notified.get(seat) if game.notified_version == game.version else None
+            game.notified.clear()
+            if snap is None or not with_view:
+                snap = self.snapshot(game, seat, with_view=with_view)
+            return snap, self.turn_for(record, seat)
 
     def _may_move(self, game: LiveGame, seat: int) -> None:
         """Refuse a move the table forbids, before the engine sees it."""
@@ -785,7 +826,11 @@ class GameManager(Seats, BotMoves, ClockSweep, Watchers):
         )
         await self._append(game, record, expected_version)
         self.metrics.move_applied(self.game_type, engine_seconds)
-        return record
+        # The record as logged and queued to the watchers (its turn is then the one they
+        # were sent: GameManager.turn_for shares a turn per logged record).
+        committed = game.recent[-1]
+        assert committed.version == record.version
+        return committed
 
     async def _append(
         self, game: LiveGame, record: MoveRecord, expected_version: int | None = None

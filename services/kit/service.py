@@ -212,7 +212,15 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
 
     # Each version's header per seat and each view serialized once, shared by SubmitMove's
     # answer, ListMoves' and the watch updates (services/kit/encoding.py).
-    encoder = encoding.Encoder(view, encoding.header_key)
+    def serialized_move(move: Any) -> bytes:
+        data: bytes = codec.move_to_proto(move).SerializeToString()
+        return data
+
+    # A codec may keep its moves' bytes by value (codec.move_bytes).
+    move_bytes: Callable[[Any], bytes] = getattr(codec, "move_bytes", serialized_move)
+    encoder = encoding.Encoder(
+        view, encoding.header_key, getattr(codec, "view_bytes", None), move_bytes
+    )
     updates = wire.WatchUpdates(
         pb2.WatchGameResponse, info.name, view, codec.move_to_proto, encoder
     )
@@ -280,7 +288,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         _bind_seat(seat)
         return encoding.listed(  # a ListMovesResponse's bytes
             await header_bytes(snap),
-            [codec.move_to_proto(m).SerializeToString() for m in moves],
+            [move_bytes(m) for m in moves],
             [str(m) for m in moves],  # the text form the move log stores
         )
 
@@ -303,7 +311,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         )
         _bind_seat(snap.viewer)
         # A SubmitMoveResponse's bytes: the seat's header and view as its watchers get them.
-        return encoder.answer(await header_bytes(snap), wire.turn(turn).SerializeToString(), snap)
+        return encoder.answer(await header_bytes(snap), encoder.turn(turn), snap)
 
     async def watch_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         # Written with context.write, each write awaited: gRPC completes a write only once
@@ -324,8 +332,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                     # A rated table's header carries its seats' ratings (read from the store).
                     rated = None
                     snap = item.snapshot
-                    if snap is not None and item.encoded is None and snap.rated_shape:
-                        rated = await header(snap)
+                    if snap is not None and item.encoded is None:
+                        if snap.rated_shape:
+                            rated = await header(snap)
+                        else:  # the turn's bytes shared with the other seats' and the answer
+                            item.encoded = encoder.update(item)
+                            if request.with_moves and item.moves:
+                                item.encoded_moves = encoder.with_moves(item.encoded, item.moves)
                     # The bytes are shared by every stream of the seat (built once).
                     response = updates.encode(item, game_id, request.with_moves, rated)
                     write = asyncio.ensure_future(context.write(response))

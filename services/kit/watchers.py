@@ -107,12 +107,15 @@ class Watchers(Manager):
         if not game.watchers:
             return
         items: dict[int | None, WatchItem] = {}
+        game.notified.clear()  # the snapshots of this version, for the mover's answer
+        game.notified_version = game.version
         for watcher in list(game.watchers):
             if watcher.closed:
                 continue
             item = items.get(watcher.seat)
             if item is None:
-                item = items[watcher.seat] = WatchItem(None, self.snapshot(game, watcher.seat))
+                snap = game.notified[watcher.seat] = self.snapshot(game, watcher.seat)
+                item = items[watcher.seat] = WatchItem(None, snap)
             if len(watcher.pending) >= watcher.limit:
                 self._close_watcher(
                     watcher,

@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import struct_pb2
 
 from services import registry
-from services.kit import encoding, wire
+from services.kit import encoding, games, wire
 from services.kit.games import GameManager
 from services.kit.store import open_store
 
@@ -44,7 +44,22 @@ class CountingHeaders:
 
 
 def _encoder(codec: Any, key: Any = encoding.header_key) -> encoding.Encoder:
-    return encoding.Encoder(lambda s: codec.view_to_proto(s.view), key)
+    return encoding.Encoder(
+        lambda s: codec.view_to_proto(s.view),
+        key,
+        getattr(codec, "view_bytes", None),
+        getattr(codec, "move_bytes", lambda m: codec.move_to_proto(m).SerializeToString()),
+    )
+
+
+def _fresh_turn(manager: GameManager, record: Any, seat: int | None) -> Any:
+    """The turn as ``seat`` sees it, built afresh (nothing shared with another seat)."""
+    kept = manager._turns
+    manager._turns = type(kept)()
+    try:
+        return manager.turn_for(record, seat)
+    finally:
+        manager._turns = kept
 
 
 async def _play(engine: Any, manager: GameManager, gid: str, tokens: dict[int, str], seed: int):
@@ -86,10 +101,14 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
             played += 1
             before = counting.built
             # SubmitMove's answer, as the mover gets it.
-            sent = encoder.answer(encoder.header(snap), wire.turn(turn).SerializeToString(), snap)
+            sent = encoder.answer(encoder.header(snap), encoder.turn(turn), snap)
+            async with manager.locked(gid) as now:
+                record = now.recent[-1]
+                # The mover's snapshot is the one its watcher was queued: as if built now.
+                assert snap == manager.snapshot(now, mover)
             whole = pb2.SubmitMoveResponse(
                 game=counting._header(snap),
-                turn=wire.turn(turn),
+                turn=wire.turn(_fresh_turn(manager, record, mover)),
                 view=codec.view_to_proto(snap.view),
             )
             assert pb2.SubmitMoveResponse.FromString(sent) == whole
@@ -97,14 +116,28 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
             # Every seat's and the spectators' update.
             for seat, stream in zip(watchers, streams, strict=True):
                 item = await anext(stream)
+                if seat == mover:  # one snapshot and one turn for the answer and the seat's
+                    assert item.snapshot is snap  # watchers
+                    assert item.turn is turn
+                # As the service writes it: the header, turn and view shared (encoder.update).
+                item.encoded = encoder.update(item)
                 data = updates.encode(item, gid)
                 reference = pb2.WatchGameResponse(
                     game=counting._header(item.snapshot),
-                    turn=wire.turn(item.turn),
+                    turn=wire.turn(_fresh_turn(manager, record, seat)),
                     view=codec.view_to_proto(item.snapshot.view),
                 )
                 got = pb2.WatchGameResponse.FromString(data)
                 assert got == reference
+                # With the seat's legal moves (a stream that asked with_moves).
+                if seat is not None:
+                    _, moves, _ = await manager.legal_moves(gid, tokens[seat])
+                    reference.moves.extend(codec.move_to_proto(m) for m in moves)
+                    full = encoder.with_moves(data, moves)
+                    assert pb2.WatchGameResponse.FromString(full) == reference
+                if hasattr(engine, "reseat_view"):  # one view built a version, others reseated
+                    async with manager.locked(gid) as now:
+                        assert item.snapshot.view == engine.view(now.state, seat)
                 assert got.game.HasField("viewer") == (seat is not None)
                 if seat is not None:
                     assert got.game.viewer == seat
@@ -191,6 +224,8 @@ def test_the_answers_fields_are_numbered_as_the_encoder_writes_them():
             assert numbers["game"] == encoding.GAME
             assert numbers["turn"] == encoding.TURN
             assert numbers["view"] == encoding.VIEW
+        watch = {f.name: f.number for f in pb2.WatchGameResponse.DESCRIPTOR.fields}
+        assert watch["moves"] == encoding.MOVES
         listed = {f.name: f.number for f in pb2.ListMovesResponse.DESCRIPTOR.fields}
         assert listed == {
             "game": encoding.GAME,
@@ -218,3 +253,41 @@ async def test_a_header_carries_its_own_options_struct(game):
         expected.update(options)
         for _ in range(2):  # built, then reused
             assert wire.header(dataclasses.replace(snap, options=options)).options == expected
+
+
+async def test_seats_shown_the_same_turn_share_it_and_no_seat_gets_anothers(monkeypatch):
+    """A turn is one object (and one serialization) for the seats shown the same move
+    text and events, and its own for a seat shown other events or text: Res Arcana's
+    secret moves and private events (a seat's own draw) are the case. Control: a key
+    without what is shown gives a seat the turn built for the seat before it."""
+
+    async def turns(key: Any) -> tuple[int, int, int]:
+        monkeypatch.setattr(games, "turn_key", key)
+        entry = registry.by_name("resarcana")
+        engine = entry.engine()
+        manager = GameManager(engine, open_store("memory://"))
+        players = engine.GAME.min_players
+        live, tokens = await manager.create(players, engine.Options(), seed=11)
+        gid = live.record.game_id
+        shared = private = wrong = 0
+        for seed in range(4):
+            async for _, _, _ in _play(engine, manager, gid, tokens, seed=seed):
+                async with manager.locked(gid) as now:
+                    record = now.recent[-1]
+                seen = [manager.turn_for(record, seat) for seat in (*range(players), None)]
+                fresh = [_fresh_turn(manager, record, s) for s in (*range(players), None)]
+                wrong += sum(a != b for a, b in zip(seen, fresh, strict=True))
+                same = [(t.move_text, t.events) for t in fresh]
+                for i in range(len(seen)):
+                    for j in range(i):
+                        if same[i] == same[j]:
+                            shared += seen[i] is seen[j]
+                        else:
+                            private += 1
+        return shared, private, wrong
+
+    real = games.turn_key
+    shared, private, wrong = await turns(real)
+    assert shared > 0 and private > 0 and wrong == 0
+    _, _, wrong = await turns(lambda move, shown, visible: (id(move),))
+    assert wrong > 0

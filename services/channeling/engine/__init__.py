@@ -22,7 +22,7 @@ from .state import ChannelingOptions as Options
 from .state import State, new_game
 from .steps.endgame import outcome
 from .turn import ENGINE, GAME, RULES, to_act
-from .view import CellView, SeatView, View, view
+from .view import CellView, SeatView, View, reseat_view, view
 
 apply = ENGINE.apply
 legal_moves = ENGINE.legal_moves
@@ -50,6 +50,7 @@ __all__ = [
     "outcome",
     "parse_move",
     "public_move",
+    "reseat_view",
     "to_act",
     "view",
 ]

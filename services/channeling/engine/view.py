@@ -6,7 +6,7 @@ each player can count from the table) and acquired cards are all on the table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from services.kit.engine import Outcome
@@ -106,3 +106,11 @@ def view(state: State, seat: int | None) -> View:
         end_triggered_by=state.end_triggered_by,
         outcome=state.result,
     )
+
+
+def reseat_view(shown: View, seat: int | None) -> View:
+    """The view ``seat`` gets of the state ``shown`` was built from: the Channeling hides
+    only the deck, from every seat alike, so the views of one state differ in their
+    viewer alone (tests/channeling/test_view_bytes.py checks it at every decision). The
+    game manager builds one view a version and the others from it."""
+    return replace(shown, viewer=seat)
