@@ -31,6 +31,7 @@ MODULES = HERE / "node_modules"
 OURS = "ours"
 BGIO_MEMORY = "bgio-memory"
 BGIO_FLATFILE = "bgio-flatfile"
+PORT_TRIES = 5  # ports tried for a boardgame.io server (another process may take one first)
 TARGETS = (OURS, BGIO_MEMORY, BGIO_FLATFILE)
 
 
@@ -80,22 +81,34 @@ class Side:
 
 @contextlib.contextmanager
 def bgio_server(node: str, storage: str, workdir: Path) -> Iterator[Side]:
-    """boardgame.io's Server on a free port, NODE_ENV=production (as deployed)."""
-    port = processes.free_port()
-    argv = [node, str(HERE / "server.js"), str(port), storage]
-    if storage == "flatfile":
-        store = workdir / f"flatfile-{port}"
-        store.mkdir()
-        argv.append(str(store))
+    """boardgame.io's Server on a free port, NODE_ENV=production (as deployed). The port
+    is free on 127.0.0.1 when chosen, but Node listens on every address: another process
+    may take it first, and then another port is tried (a loaded rehearsal met one)."""
     target = BGIO_MEMORY if storage == "memory" else BGIO_FLATFILE
-    with processes.process(
-        argv,
-        {"NODE_ENV": "production"},
-        workdir,
-        "serving port=",
-        f"http://127.0.0.1:{port}",
-        root=HERE,
-    ) as running:
+    with contextlib.ExitStack() as stack:
+        for attempt in range(PORT_TRIES):
+            port = processes.free_port()
+            argv = [node, str(HERE / "server.js"), str(port), storage]
+            if storage == "flatfile":
+                store = workdir / f"flatfile-{port}"
+                store.mkdir(exist_ok=True)
+                argv.append(str(store))
+            try:
+                running = stack.enter_context(
+                    processes.process(
+                        argv,
+                        {"NODE_ENV": "production"},
+                        workdir,
+                        "serving port=",
+                        f"http://127.0.0.1:{port}",
+                        root=HERE,
+                    )
+                )
+            except RuntimeError as exc:
+                if "EADDRINUSE" in str(exc) and attempt + 1 < PORT_TRIES:
+                    continue
+                raise
+            break
         yield Side(target, running.address, {"node": running.cpu_seconds}, {"node": running.pid})
 
 

@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import socket
 import subprocess
 from typing import Any
 
 import pytest
 
+from bench import processes
 from bench.peer import harness, markdown, report, section, where
 from services.channeling.engine import moves as cm
 from services.channeling.engine.turn import ENGINE
@@ -186,3 +188,28 @@ def test_profile_samples_go_to_the_kind_of_work_of_their_innermost_frame():
         "writing watch updates": 0.11,
     }
     assert where.where("") == []
+
+
+@pytest.mark.parametrize("tries", [harness.PORT_TRIES, 1], ids=["another-port", "control-one-try"])
+def test_a_boardgame_io_server_whose_port_was_taken_meanwhile_gets_another(
+    tmp_path, monkeypatch, tries
+):
+    """The port chosen free is taken by someone else before Node listens (a loaded
+    rehearsal): the server is started again on another. Control: one try fails."""
+    node = node_or_skip()
+    with socket.socket(socket.AF_INET6) as taken:
+        taken.bind(("::", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        chosen = [port]  # the taken port first, then free ones
+        free_port = processes.free_port
+        monkeypatch.setattr(processes, "free_port", lambda: chosen.pop() if chosen else free_port())
+        monkeypatch.setattr(harness, "PORT_TRIES", tries)
+        if tries == 1:
+            with pytest.raises(RuntimeError, match="EADDRINUSE"):
+                with harness.bgio_server(node, "memory", tmp_path):
+                    pass
+            return
+        with harness.bgio_server(node, "memory", tmp_path) as side:
+            assert side.address.startswith("http://127.0.0.1:")
+            assert not side.address.endswith(f":{port}")

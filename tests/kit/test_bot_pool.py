@@ -92,7 +92,10 @@ def test_the_loop_keeps_serving_while_a_search_runs_and_the_budget_holds(bot_poo
     # was tested against a full search, and the decision came back within budget + 200 ms.
     assert BUDGET_MS / 1000 <= spent < (BUDGET_MS + 200) / 1000, f"{spent:.3f} s"
     assert len(gaps) > 20, f"the ticker ran only {len(gaps)} times in {spent:.3f} s"
-    assert max(gaps) < 0.05, f"the event loop stalled {max(gaps) * 1000:.0f} ms"
+    # A search on the loop stalls it for the whole budget (the control below); the
+    # scheduler of a loaded machine alone stalls it for tens of milliseconds (85 ms in a
+    # loaded rehearsal), so the line between the two is half the budget, not 50 ms.
+    assert max(gaps) < BUDGET_MS / 2 / 1000, f"the event loop stalled {max(gaps) * 1000:.0f} ms"
 
     # The control: the same search run on the loop itself stalls the ticker for about
     # the whole budget, so the measurement above would catch a pool that blocked.
