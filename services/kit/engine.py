@@ -14,6 +14,11 @@ legal_moves are the kit's (services/kit/kernel.py), over the game's rule table::
     to_act(state) -> tuple[int, ...]                 seats with a decision pending now
     parse_move(text) -> Move                         the inverse of ``str(move)``
 
+Optional: ``reseat_view(view, seat | None) -> View``, for an engine whose views of one
+state differ in their viewer alone (the Channeling: it hides only the deck, from every
+seat alike): the game manager builds one view a version and the other seats' from it. An
+engine with anything hidden from some seats and not others must not define it.
+
 ``State`` is a mutable object that compares equal to an identical state (dataclass
 equality; the generator is an :class:`Rng`, which compares by its internal state), so that
 ``replay(...) == live`` can be checked. ``Move`` is a small frozen, hashable, ordered value
