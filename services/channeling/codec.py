@@ -85,12 +85,7 @@ _move_bytes: dict[engine.Move, bytes] = {}
 def move_bytes(move: engine.Move) -> bytes:
     """``move_to_proto(move).SerializeToString()``, kept by the move's value: a seat's
     legal moves are listed with every update that puts it to act, mostly the same."""
-    found = _move_bytes.get(move)
-    if found is None:
-        if len(_move_bytes) >= _KEPT_PARTS:
-            _move_bytes.clear()
-        found = _move_bytes[move] = move_to_proto(move).SerializeToString()
-    return found
+    return _part(_move_bytes, move, move_to_proto)
 
 
 _CARDS = {
@@ -120,7 +115,16 @@ def _player_message(seat: engine.SeatView) -> pb.Player:
 
 
 def view_to_proto(view: engine.View) -> pb.View:
-    message = pb.View(
+    message = _head(view)
+    message.cells.extend(_cell_message(c) for c in view.cells)
+    message.players.extend(_player_message(seat) for seat in view.seats)
+    message.MergeFrom(_tail(view))
+    return message
+
+
+def _head(view: engine.View) -> pb.View:
+    """The View's fields numbered before its cells."""
+    return pb.View(
         current=view.current,
         # A finished game has no step to play; the engine's view keeps the step the rules
         # would go on with (stored games' views are compared with it: tests/stored).
@@ -131,14 +135,15 @@ def view_to_proto(view: engine.View) -> pb.View:
         stationary=view.stationary or "",
         row_glyphs=view.row_glyphs,
         col_glyphs=view.col_glyphs,
-        deck_count=view.deck_count,
-        gaps=view.gaps,
-        cells=[_cell_message(c) for c in view.cells],
-        players=[_player_message(seat) for seat in view.seats],
     )
+
+
+def _tail(view: engine.View) -> pb.View:
+    """The View's fields numbered after its players."""
+    tail = pb.View(deck_count=view.deck_count, gaps=view.gaps)
     if view.end_triggered_by is not None:
-        message.end_triggered_by = view.end_triggered_by
-    return message
+        tail.end_triggered_by = view.end_triggered_by
+    return tail
 
 
 # A view's bytes, built from parts kept by their values (``view_bytes``). The View message
@@ -181,23 +186,10 @@ def view_bytes(view: engine.View) -> bytes:
     found = _view_bytes.get(key)
     if found is not None:
         return found
-    head = pb.View(
-        current=view.current,
-        step=pb.STEP_GAME_OVER if view.outcome is not None else _STEPS[view.step],
-        turn=view.turn,
-        glyph=view.glyph or "",
-        moved=view.moved or "",
-        stationary=view.stationary or "",
-        row_glyphs=view.row_glyphs,
-        col_glyphs=view.col_glyphs,
-    )
-    tail = pb.View(deck_count=view.deck_count, gaps=view.gaps)
-    if view.end_triggered_by is not None:
-        tail.end_triggered_by = view.end_triggered_by
-    parts = [head.SerializeToString()]
+    parts = [_head(view).SerializeToString()]
     parts += [field(_CELLS, _part(_cell_bytes, c, _cell_message)) for c in view.cells]
     parts += [field(_PLAYERS, _part(_player_bytes, s, _player_message)) for s in view.seats]
-    parts.append(tail.SerializeToString())
+    parts.append(_tail(view).SerializeToString())
     data = b"".join(parts)
     if len(_view_bytes) >= _KEPT_VIEWS:
         _view_bytes.popitem(last=False)
@@ -206,6 +198,7 @@ def view_bytes(view: engine.View) -> bytes:
 
 
 def _part(kept: dict[Any, bytes], value: Any, build: Any) -> bytes:
+    """``build(value)``'s bytes, kept by value (at most _KEPT_PARTS, then begun afresh)."""
     found = kept.get(value)
     if found is None:
         if len(kept) >= _KEPT_PARTS:
