@@ -64,7 +64,8 @@ async def _measure(games: int, moves: int, seed: int) -> dict[str, float]:
     updates = wire.WatchUpdates(
         pb2.WatchGameResponse, entry.name, view, codec.move_to_proto, encoder
     )
-    shared_turns = hasattr(encoder, "update")  # this tree's service.py path
+    # A tree whose turns' bytes are shared (its WatchUpdates uses Encoder.turn).
+    shared_turns = hasattr(encoder, "turn")
     rng = random.Random(seed)
 
     async def table() -> tuple[str, dict[int, str], list[Any]]:
@@ -105,11 +106,7 @@ async def _measure(games: int, moves: int, seed: int) -> dict[str, float]:
             out = [sent]
             for stream in streams:
                 item = await anext(stream)
-                if shared_turns and item.encoded is None:
-                    item.encoded = encoder.update(item)
-                    if item.moves and hasattr(encoder, "with_moves"):
-                        item.encoded_moves = encoder.with_moves(item.encoded, item.moves)
-                out.append(updates.encode(item, gid, True))
+                out.append(updates.encode(item, gid, True))  # as the tree's service writes it
             answers_cpu += time.process_time() - t0
             played += 1
     total = time.process_time() - started

@@ -21,13 +21,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from services.kit import wire
 from services.kit.games import Snapshot, Turn
-
-if TYPE_CHECKING:
-    from services.kit.watchers import WatchItem
 
 # The field numbers, the same in every game's protos: SubmitMoveResponse's and
 # WatchGameResponse's (whose moves, 4, come after), and ListMovesResponse's.
@@ -135,13 +132,6 @@ class Encoder:
         data: bytes = wire.turn(turn).SerializeToString()
         _keep(self._turns, key, (turn, data), TURNS)
         return data
-
-    def update(self, item: WatchItem) -> bytes:
-        """A watch update's bytes (no moves) for an item with a snapshot that is not a
-        rated table's: its header, turn and view as the unary answers share them."""
-        assert item.snapshot is not None and not item.snapshot.rated_shape
-        turn = self.turn(item.turn) if item.turn is not None else None
-        return self.answer(self.header(item.snapshot), turn, item.snapshot)
 
     def with_moves(self, update: bytes, moves: list[Any]) -> bytes:
         """A watch update's bytes with the seat's legal moves appended (``moves`` is its

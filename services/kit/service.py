@@ -332,13 +332,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                     # A rated table's header carries its seats' ratings (read from the store).
                     rated = None
                     snap = item.snapshot
-                    if snap is not None and item.encoded is None:
-                        if snap.rated_shape:
-                            rated = await header(snap)
-                        else:  # the turn's bytes shared with the other seats' and the answer
-                            item.encoded = encoder.update(item)
-                            if request.with_moves and item.moves:
-                                item.encoded_moves = encoder.with_moves(item.encoded, item.moves)
+                    if snap is not None and item.encoded is None and snap.rated_shape:
+                        rated = await header(snap)
                     # The bytes are shared by every stream of the seat (built once).
                     response = updates.encode(item, game_id, request.with_moves, rated)
                     write = asyncio.ensure_future(context.write(response))

@@ -272,8 +272,12 @@ class WatchUpdates:
             return data
         full = item.encoded_moves
         if full is None:
-            moves = self.response_type(moves=[self.move_to_proto(m) for m in item.moves])
-            full = item.encoded_moves = data + moves.SerializeToString()
+            if self.encoder is not None and self.encoder.move_bytes is not None:
+                full = self.encoder.with_moves(data, item.moves)  # moves' bytes kept by value
+            else:
+                moves = self.response_type(moves=[self.move_to_proto(m) for m in item.moves])
+                full = data + moves.SerializeToString()
+            item.encoded_moves = full
         return full
 
     def _encoded(self, item: WatchItem, game_id: str, game: Any) -> bytes:
@@ -283,7 +287,8 @@ class WatchUpdates:
             return data
         # The same bytes, from the seat's header and view serialized once per version.
         shown = game.SerializeToString() if game is not None else self.encoder.header(snap)
-        played = turn(item.turn).SerializeToString() if item.turn is not None else None
+        # The turn's bytes shared with the other seats shown the same, and the answer.
+        played = self.encoder.turn(item.turn) if item.turn is not None else None
         return self.encoder.answer(shown, played, snap)
 
 

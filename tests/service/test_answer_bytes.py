@@ -119,8 +119,7 @@ async def test_answers_equal_the_messages_built_whole(game, monkeypatch):
                 if seat == mover:  # one snapshot and one turn for the answer and the seat's
                     assert item.snapshot is snap  # watchers
                     assert item.turn is turn
-                # As the service writes it: the header, turn and view shared (encoder.update).
-                item.encoded = encoder.update(item)
+                # As the service writes it: the header, turn and view shared.
                 data = updates.encode(item, gid)
                 reference = pb2.WatchGameResponse(
                     game=counting._header(item.snapshot),
