@@ -236,7 +236,12 @@ def _routes(plan: Plan) -> list[dict[str, Any]]:
     The streams (WatchGame) go to the Python side, which relays them as before: when a
     backend dies mid-stream Envoy can only reset the client's stream (gRPC clients read
     INTERNAL), where the Python router ends it UNAVAILABLE with a reason, a code clients
-    retry; and it counts the open streams per client across every game."""
+    retry; and it counts the open streams per client across every game.
+
+    Play, a seat's session (requests and responses streamed), goes straight to its game
+    like the unary calls: it exists so that a move costs no relay in Python. A backend's
+    death resets it (INTERNAL); a Play client resumes as after any end of its stream
+    (README.md, "The contract"). Its streams per client are the service's limit."""
     routes: list[dict[str, Any]] = []
     for name in plan.routes:
         entry = registry.by_name(name)
@@ -247,6 +252,8 @@ def _routes(plan: Plan) -> list[dict[str, Any]]:
             cluster, timeout = (
                 (CONTROL, plan.stream_timeout) if streams else (name, plan.unary_timeout)
             )
+            if method.server_streaming and method.client_streaming:
+                cluster = name  # Play: see above
             routes.append(
                 {
                     "match": {"path": f"/{entry.service_name}/{method.name}"},

@@ -22,7 +22,7 @@ from google.protobuf import descriptor_pool
 from gateway.backends import Backend, Backends
 from services.kit import status, tracing
 from services.kit.limits import client_address
-from services.kit.metrics import SERVER_STREAM, UNARY, CallMetrics, RpcMetrics
+from services.kit.metrics import BIDI_STREAM, SERVER_STREAM, UNARY, CallMetrics, RpcMetrics
 
 _log = structlog.get_logger("router")
 
@@ -84,6 +84,9 @@ class Router(grpc.GenericRpcHandler):
         found = descriptor.methods_by_name.get(method)
         if found is None:
             return None
+        if found.client_streaming and found.server_streaming:  # Play: relayed both ways
+            metrics = self.client_metrics.call(BIDI_STREAM, service, method)
+            return grpc.stream_stream_rpc_method_handler(self._bidi(backend, path, metrics))
         if found.client_streaming:
             return None  # no game has client-streaming calls; refuse rather than guess
         if found.server_streaming:
@@ -135,14 +138,16 @@ class Router(grpc.GenericRpcHandler):
 
         return forward
 
-    def _stream(self, backend: Backend, path: str, metrics: CallMetrics) -> Any:
+    def _stream(
+        self, backend: Backend, path: str, metrics: CallMetrics, kind: str = "unary_stream"
+    ) -> Any:
         clock = time.perf_counter
 
         async def forward(
-            request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]
+            request: Any, context: grpc.aio.ServicerContext[bytes, bytes]
         ) -> AsyncIterator[bytes]:
             await _refuse_if_down(context, backend)
-            call = backend.method("unary_stream", path)(
+            call = backend.method(kind, path)(
                 request,
                 metadata=forward_metadata(
                     context.invocation_metadata(),
@@ -151,7 +156,8 @@ class Router(grpc.GenericRpcHandler):
                 timeout=self._timeout(context, self.stream_timeout),
             )
             metrics.started.inc()
-            metrics.sent.inc()
+            if kind == "unary_stream":
+                metrics.sent.inc()  # a streamed request counts its messages as they go
             t0 = clock()
             code = "CANCELLED"  # unless the stream ends with a status of its own
             try:
@@ -170,6 +176,23 @@ class Router(grpc.GenericRpcHandler):
                 if not call.done():
                     call.cancel()
                 metrics.handled(code, clock() - t0)
+
+        return forward
+
+    def _bidi(self, backend: Backend, path: str, metrics: CallMetrics) -> Any:
+        """Play relayed both ways (with Envoy on the data path, Envoy routes it)."""
+        stream = self._stream(backend, path, metrics, kind="stream_stream")
+
+        def forward(
+            requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
+        ) -> AsyncIterator[bytes]:
+            async def sent() -> AsyncIterator[bytes]:
+                async for message in requests:
+                    metrics.sent.inc()
+                    yield message
+
+            relayed: AsyncIterator[bytes] = stream(sent(), context)
+            return relayed
 
         return forward
 

@@ -24,6 +24,7 @@ RESOURCE_EXHAUSTED and an ErrorInfo naming the limit, and is counted:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 from collections import OrderedDict, deque
@@ -125,6 +126,19 @@ class _Lockout:
 # Set by ClientLimits.admit for the call it admits: the client is locked out of failing
 # authentication for ``seconds``. Each call runs in its own task, so this is per call.
 _LOCKOUT: ContextVar[_Lockout | None] = ContextVar("tabletop_auth_lockout", default=None)
+
+
+# Set by ClientLimits.admit for a stream it admits: the wait (seconds, 0: none) before its
+# client may send one more request message, each taken from the client's calls-a-second
+# bucket, so a stream of requests (Play's moves) is held to the rate of separate calls.
+_MESSAGES: ContextVar[Callable[[], float] | None] = ContextVar("tabletop_messages", default=None)
+
+
+def message_wait() -> float:
+    """0 if this stream's client may send one more request now (taking it from its
+    rate), else the seconds to wait (the refusal counted). 0 where no limits run."""
+    acquire = _MESSAGES.get()
+    return acquire() if acquire is not None else 0.0
 
 
 def auth_refusal() -> grpc.Status | None:
@@ -320,7 +334,15 @@ class ClientLimits:
                 f"at most {self.streams.limit} open streams per client",
                 None,
             )
+        if streaming:
+            _MESSAGES.set(functools.partial(self._message, client))
         return client, streaming, keyed
+
+    def _message(self, client: str) -> float:
+        wait = self.rate.acquire(client)
+        if wait:
+            self._limited.labels("rate_per_client").inc()
+        return wait
 
     async def _check_metadata(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         size, entries = metadata_size(context.invocation_metadata())

@@ -21,7 +21,7 @@ import structlog
 from tabletop.common.v1 import matchmaking_pb2
 
 from client import render
-from services.kit import auth, encoding, limits, lobby, outbox, status, wire
+from services.kit import auth, encoding, limits, lobby, outbox, session, status, wire
 from services.kit import rematch as rematches
 from services.kit.errors import BadRequest, SeedNotAllowed, WatcherTooSlow
 from services.kit.games import GameManager, Snapshot
@@ -292,7 +292,8 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             [str(m) for m in moves],  # the text form the move log stores
         )
 
-    async def submit_move(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+    async def submitted(request: Any, caller: Callable[[], Awaitable[Caller]]) -> bytes:
+        """SubmitMove's answer, as bytes: the call's, and a move's on Play (session.py)."""
         game_id = _game_id(request)
         if len(request.request_id) > MAX_ID_LENGTH:
             raise BadRequest(f"request_id is at most {MAX_ID_LENGTH} characters")
@@ -303,7 +304,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         expected = request.expected_version if request.HasField("expected_version") else None
         snap, turn = await manager.submit(
             game_id,
-            await _caller(context, manager),
+            await caller(),
             lambda: codec.move_from_proto(request.move),
             expected,
             request.request_id or None,
@@ -313,46 +314,61 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
         # A SubmitMoveResponse's bytes: the seat's header and view as its watchers get them.
         return encoder.answer(await header_bytes(snap), encoder.turn(turn), snap)
 
+    async def submit_move(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        return await submitted(request, functools.partial(_caller, context, manager))
+
+    async def follow(
+        request: Any,
+        caller: Callable[[], Awaitable[Caller]],
+        write: Callable[[bytes], Awaitable[Any]],
+    ) -> None:
+        """WatchGame's stream, each message's bytes handed to ``write``: the call's, and
+        Play's updates (session.py).
+
+        Each write is awaited: gRPC completes a write only once HTTP/2 flow control lets
+        it through, so a watcher that stops reading (a window of 0) holds up its own
+        stream only. Once one write has waited manager.watch_stall_seconds, the stream
+        stops following the game (what was pending for it is freed), and it ends with
+        WATCHER_TOO_SLOW as soon as that one message is through: gRPC sends no status
+        while a write is pending."""
+        game_id = _game_id(request)
+        resume = request.from_version if request.HasField("from_version") else None
+        following = await manager.watch(game_id, await caller(), resume, request.with_moves)
+        stream = metrics.watching(following)
+        async with contextlib.aclosing(following), contextlib.aclosing(stream):
+            async for item in stream:
+                # A rated table's header carries its seats' ratings (read from the store).
+                rated = None
+                snap = item.snapshot
+                if snap is not None and item.encoded is None and snap.rated_shape:
+                    rated = await header(snap)
+                # The bytes are shared by every stream of the seat (built once).
+                response = updates.encode(item, game_id, request.with_moves, rated)
+                write_one = asyncio.ensure_future(write(response))
+                if await _written_within(write_one, manager.watch_stall_seconds):
+                    continue
+                # Stop following the game: what was pending for this watcher is freed.
+                await stream.aclose()
+                await following.aclose()
+                try:
+                    await write_one
+                except Exception:
+                    return  # the call ended (the connection closed) before it read again
+                stalled = manager.watch_stall_seconds
+                raise WatcherTooSlow(
+                    f"this watcher did not read for over {stalled:g} s; resume from "
+                    f"version {item.version}",
+                    version=item.version,
+                    limit="watch_stall",
+                )
+
     async def watch_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        # Written with context.write, each write awaited: gRPC completes a write only once
-        # HTTP/2 flow control lets it through, so a watcher that stops reading (a window
-        # of 0) holds up its own stream only. Once one write has waited
-        # manager.watch_stall_seconds, the stream stops following the game (what was
-        # pending for it is freed), and it ends with WATCHER_TOO_SLOW as soon as that one
-        # message is through: gRPC sends no status while a write is pending.
         try:
-            request = parse(pb2.WatchGameRequest, request)
-            game_id = _game_id(request)
-            resume = request.from_version if request.HasField("from_version") else None
-            caller = await _caller(context, manager)
-            following = await manager.watch(game_id, caller, resume, request.with_moves)
-            stream = metrics.watching(following)
-            async with contextlib.aclosing(following), contextlib.aclosing(stream):
-                async for item in stream:
-                    # A rated table's header carries its seats' ratings (read from the store).
-                    rated = None
-                    snap = item.snapshot
-                    if snap is not None and item.encoded is None and snap.rated_shape:
-                        rated = await header(snap)
-                    # The bytes are shared by every stream of the seat (built once).
-                    response = updates.encode(item, game_id, request.with_moves, rated)
-                    write = asyncio.ensure_future(context.write(response))
-                    if await _written_within(write, manager.watch_stall_seconds):
-                        continue
-                    # Stop following the game: what was pending for this watcher is freed.
-                    await stream.aclose()
-                    await following.aclose()
-                    try:
-                        await write
-                    except Exception:
-                        return  # the call ended (the connection closed) before it read again
-                    stalled = manager.watch_stall_seconds
-                    raise WatcherTooSlow(
-                        f"this watcher did not read for over {stalled:g} s; resume from "
-                        f"version {item.version}",
-                        version=item.version,
-                        limit="watch_stall",
-                    )
+            await follow(
+                parse(pb2.WatchGameRequest, request),
+                functools.partial(_caller, context, manager),
+                context.write,
+            )
         except status.KNOWN as exc:
             await _abort(context, exc, metrics)
         except Exception:
@@ -470,6 +486,13 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
             "OfferRematch": unary(offer_rematch, "OfferRematch"),
             "WatchGame": grpc.unary_stream_rpc_method_handler(  # a writer: see watch_game
                 watch_game, response_serializer=wire.serialized
+            ),
+            "Play": session.handler(
+                pb2.PlayRequest,
+                follow,
+                submitted,
+                manager.players.caller,
+                functools.partial(_abort, metrics=metrics),
             ),
             "WatchPlayerEvents": grpc.unary_stream_rpc_method_handler(
                 watch_player_events,

@@ -18,6 +18,7 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
+from tabletop.common.v1 import errors_pb2
 
 from services.kit import auth, errors
 from services.kit import engine as rules
@@ -101,6 +102,22 @@ def status_for(
         code=code.value[0], message=cut(message, MESSAGE_MAX), details=[detail]
     )
     return rpc_status.to_status(proto)
+
+
+def refusal(exc: BaseException) -> errors_pb2.Refusal:
+    """The status ``status_of`` gives, as a message (a move's answer on Play), bounded
+    the same way."""
+    code, reason, metadata = classify(exc)
+    bounded = {
+        cut(key, METADATA_KEY_MAX): cut(str(value), METADATA_VALUE_MAX)
+        for key, value in list(metadata.items())[:METADATA_MAX]
+    }
+    return errors_pb2.Refusal(
+        code=code.value[0],
+        message=cut(str(getattr(exc, "message", None) or exc), MESSAGE_MAX),
+        reason=cut(reason, METADATA_KEY_MAX),
+        metadata=bounded,
+    )
 
 
 def status_of(exc: BaseException) -> grpc.Status:

@@ -15,6 +15,7 @@ from tests.support import ROOT
 # Number words as a comment would spell a count of calls.
 WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+    " sixteen seventeen eighteen nineteen twenty"
 )
 NUMBERS = {word: n for n, word in enumerate(WORDS.split(" "))}
 COUNT = re.compile(r"\b(\d+|[a-z]+) calls\b", re.I)
