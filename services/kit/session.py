@@ -128,17 +128,35 @@ async def _moves(
 ) -> None:
     """Read and answer moves until the client stops sending (then wait for the updates
     to end) or the updates end (a move being applied is answered first)."""
-    while True:
-        read = asyncio.ensure_future(context.read())
-        done, _ = await asyncio.wait({read, updates}, return_when=asyncio.FIRST_COMPLETED)
-        if read not in done:
-            read.cancel()
+    reading = False
+    ended = False
+
+    async def answer_each() -> None:
+        # One task for the session's moves, not one per move: a read waits here.
+        nonlocal reading
+        while not ended:
+            reading = True
+            data = await context.read()
+            reading = False
+            if data is grpc.aio.EOF:
+                return
+            await write(await _answer(data, parse, game_id, submitted, caller))
+
+    moves = asyncio.ensure_future(answer_each())
+    try:
+        await asyncio.wait({moves, updates}, return_when=asyncio.FIRST_COMPLETED)
+        if moves.done():
+            moves.result()  # a fault in answering ends the session
+            await asyncio.wait({updates})  # half-closed: the updates go on to the end
             return
-        data = read.result()
-        if data is grpc.aio.EOF:
-            await asyncio.wait({updates})
-            return
-        await write(await _answer(data, parse, game_id, submitted, caller))
+        ended = True  # the updates ended: answer a move being applied, read no more
+        if reading:
+            moves.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await moves
+    finally:
+        if not moves.done():
+            moves.cancel()
 
 
 async def _answer(
