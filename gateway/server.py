@@ -29,7 +29,7 @@ from services import registry
 from services.kit import config, overload, reflection
 from services.kit.drain import Drain, leave
 from services.kit.interceptor import ObservingInterceptor
-from services.kit.limits import ClientLimits, Limits
+from services.kit.limits import FRONT_DOOR, ClientLimits, Limits
 from services.kit.server import (
     limit_settings,
     limits_from,
@@ -70,7 +70,12 @@ def settings() -> list[config.Setting]:
         S("envoy_admin_port", "TABLETOP_ENVOY_ADMIN_PORT", "0", "int",
           "Envoy's admin port, on 127.0.0.1 only (0: a free port)"),
         *routes,
-        *limit_settings(rate="500", burst="1000", streams="64", auth_failures="30"),
+        *limit_settings(
+            rate=FRONT_DOOR["TABLETOP_RATE_PER_CLIENT"],
+            burst=FRONT_DOOR["TABLETOP_BURST_PER_CLIENT"],
+            streams=FRONT_DOOR["TABLETOP_STREAMS_PER_CLIENT"],
+            auth_failures=FRONT_DOOR["TABLETOP_AUTH_FAILURES_PER_CLIENT"],
+        ),
         S("unary_timeout", "TABLETOP_UPSTREAM_TIMEOUT_SECONDS", "30", "float",
           "deadline for a backend call when the client set none"),
         S("stream_timeout", "TABLETOP_STREAM_TIMEOUT_SECONDS", "3600", "float",

@@ -26,6 +26,7 @@ from tabletop.gateway.v1 import catalog_pb2
 from gateway.players import JWKS_PATH
 from gateway.players import settings as guest_settings
 from services import registry
+from services.kit.limits import FRONT_DOOR
 
 COLOURS = ["36", "33", "35", "32", "34", "31", "37"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,9 +58,10 @@ async def _start(
     return process
 
 
-# The per-client limit the gateway applied to calls Envoy now routes (failed
-# authentications per client): the services apply it, as in the manifests.
-PER_CLIENT = {"TABLETOP_AUTH_FAILURES_PER_CLIENT": "30"}
+# The gateway's per-client limits, for what reaches the services without its Python
+# side counting it (failed authentications on the calls Envoy routes, Play's sessions and
+# moves): the services apply them, as in the manifests (services/kit/limits.py FRONT_DOOR).
+PER_CLIENT = FRONT_DOOR
 
 
 def behind_gateway(env: dict[str, str]) -> dict[str, str]:

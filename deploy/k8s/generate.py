@@ -34,6 +34,7 @@ from deploy.observability import generate as dashboard
 from gateway import players as gateway_players
 from gateway import web as gateway_web
 from services import registry
+from services.kit.limits import FRONT_DOOR
 
 HERE = Path(__file__).resolve().parent
 OBSERVABILITY = HERE.parent / "observability"
@@ -415,9 +416,11 @@ def game_resources(entry: registry.ServiceEntry) -> list[dict[str, Any]]:
         {"name": "TABLETOP_MAX_CONNECTION_AGE_SECONDS", "value": "300"},
         # The NetworkPolicy lets only the gateway in, so its x-forwarded-for names the client.
         {"name": "TABLETOP_TRUST_FORWARDED_FOR", "value": "true"},
-        # The gateway's Envoy routes the calls that fail authentication without counting
-        # them per client: the services do (docs/design.md).
-        {"name": "TABLETOP_AUTH_FAILURES_PER_CLIENT", "value": "30"},
+        # The gateway's per-client limits, for what its Envoy routes without them being
+        # counted per client: failed authentications, and Play's sessions and moves (a
+        # move is a message of a stream Envoy sends straight here): the services apply
+        # them (docs/design.md, services/kit/limits.py FRONT_DOOR).
+        *({"name": name, "value": value} for name, value in FRONT_DOOR.items()),
         # One bot search process beside the event loop: the pod's CPU limit is one core
         # (the default, one less than the node's cores, would overrun its memory limit).
         {"name": "TABLETOP_BOT_WORKERS", "value": "1"},

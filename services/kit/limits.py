@@ -52,6 +52,18 @@ CLIENT_LIMITS = (
     "metadata_entries",
 )
 
+# The per-client limits at the front door: the gateway's defaults. Behind the gateway
+# the services apply them too (services/run.py, deploy/k8s), keyed by the client the
+# gateway names, for what reaches a service without the gateway's Python side counting
+# it: failed authentications on the calls Envoy routes, and Play (Envoy routes a session
+# straight to its game; its moves are messages no proxy counts: services/kit/session.py).
+FRONT_DOOR = {
+    "TABLETOP_RATE_PER_CLIENT": "500",
+    "TABLETOP_BURST_PER_CLIENT": "1000",
+    "TABLETOP_STREAMS_PER_CLIENT": "64",
+    "TABLETOP_AUTH_FAILURES_PER_CLIENT": "30",
+}
+
 # A call's metadata: at most this many bytes (each entry's name and value) in this many
 # entries. The gateway imports both for Envoy's own limits.
 MAX_METADATA_BYTES = 16 * 1024

@@ -10,9 +10,8 @@ TABLETOP_GATEWAY_DATA_PATH=python), on The Channeling.
   store, a new session from the last version seen resends the move with its request_id,
   and it is applied once; nothing acknowledged is lost.
 - Each move is admitted by a per-client rate: the service's, of the client the gateway
-  names. The gateway's own bucket does not see moves (a strict xfail: the contract says
-  a move takes from the client's calls-a-second bucket, and as deploy/k8s runs the
-  services, theirs is off).
+  names (the gateway's bucket never sees a message of a stream). As deployed (make run,
+  deploy/k8s) the services hold the gateway's per-client numbers for that.
 """
 
 from __future__ import annotations
@@ -318,33 +317,46 @@ async def test_moves_through_the_gateway_are_admitted_by_the_services_rate_per_c
         assert int(answer.refused.metadata["retry_after_ms"]) >= 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the gateway's bucket never sees a move on Play (one stream, many messages): with "
-    "the services' own rate off, as deploy/k8s runs them, moves are not rate-limited at all",
-)
-@pytest.mark.parametrize("data_path", DATA_PATHS)
-async def test_moves_through_the_gateway_take_from_the_gateways_rate_per_client(
-    tmp_path, data_path
-):
-    """docs/design.md: each move takes one token from the client's calls-a-second bucket,
-    like a call. The bucket here is the gateway's (the services' rate off, as deployed)."""
-    with stack(tmp_path, data_path, gateway=LIMITED) as (_, gw, _):
-        async with grpc.aio.insecure_channel(gw.address) as channel:
-            client = GameClient(GAME.name, channel, timeout=30)
-            answers, _ = await moves_past_the_burst(channel, client)
-            # The gateway's bucket is empty now if the moves took from it; else calls
-            # still go through until it is (control: the limit is on).
-            calls = 0
-            with pytest.raises(grpc.aio.AioRpcError) as limited:
-                while calls <= BURST:  # a game of none: NOT_FOUND, unless the bucket refuses
-                    try:
-                        await client._method("GetGame")(get_request("none"))
-                    except grpc.aio.AioRpcError as error:
-                        if error.code() != grpc.StatusCode.NOT_FOUND:
-                            raise
-                    calls += 1
-    assert limited.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    results = [a.WhichOneof("result") for a in answers]
-    assert results.count("refused") >= BEYOND, results
+def deployed_service_limits() -> list[dict[str, str]]:
+    """A game service's per-client settings as each way of deploying it sets them: make
+    run (services/run.py) and the manifests (deploy/k8s)."""
+    from deploy.k8s import generate
+    from services import run
+
+    deployment = next(d for d in generate.game_resources(GAME) if d["kind"] == "Deployment")
+    env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    manifest = {e["name"]: e["value"] for e in env if "value" in e}
+    return [run.behind_gateway({}), manifest]
+
+
+def gateway_defaults() -> dict[str, str]:
+    from gateway.server import settings
+
+    return {s.env: s.default for s in settings()}
+
+
+def test_as_deployed_the_services_hold_the_gateways_per_client_limits():
+    """Envoy sends a Play session straight to its game, and a move is a message on it that
+    no proxy counts: as deployed, each service applies the gateway's per-client rate,
+    burst and streams itself (keyed by the client the gateway names, trusted), so the
+    moves and sessions of one client are held to the gateway's numbers. The test above
+    shows the service's bucket refusing moves through the gateway."""
+    front = gateway_defaults()
+    keys = ("TABLETOP_RATE_PER_CLIENT", "TABLETOP_BURST_PER_CLIENT",
+            "TABLETOP_STREAMS_PER_CLIENT", "TABLETOP_AUTH_FAILURES_PER_CLIENT")  # fmt: skip
+    assert all(float(front[k]) > 0 for k in keys), front  # the gateway limits each
+    for deployed in deployed_service_limits():
+        assert {k: deployed.get(k) for k in keys} == {k: front[k] for k in keys}, deployed
+        assert deployed.get("TABLETOP_TRUST_FORWARDED_FOR") == "true", deployed
+
+
+def test_the_deployed_limits_check_sees_a_service_without_them(monkeypatch):
+    """The control: with the services' rate left at its default (0, off), as before Play
+    needed it, the check above fails."""
+    from services import run
+
+    monkeypatch.setattr(
+        run, "PER_CLIENT", {k: v for k, v in run.PER_CLIENT.items() if "RATE" not in k}
+    )
+    with pytest.raises(AssertionError):
+        test_as_deployed_the_services_hold_the_gateways_per_client_limits()
