@@ -92,8 +92,10 @@ soak: $(GEN_STAMP) ## the soak-marked tests, random play with 1,000 games per co
 FUZZ_SECONDS ?= 600
 FAULT_SECONDS ?= 600
 
-fuzz: $(GEN_STAMP) ## fuzz every RPC of every service, FUZZ_SECONDS long (default 600)
+fuzz: $(GEN_STAMP) ## fuzz every RPC of every service: the calls, then Play, FUZZ_SECONDS each (default 600)
 	TABLETOP_FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -n 2 -q tests/reliability/test_fuzz.py \
+		--timeout=$$(( $(FUZZ_SECONDS) + 600 ))
+	TABLETOP_FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -n 2 -q tests/reliability/test_play_fuzz.py \
 		--timeout=$$(( $(FUZZ_SECONDS) + 600 ))
 
 # FAULT_MODE: single (every service on SQLite: test_faults.py), replicas (two, then three

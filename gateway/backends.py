@@ -45,7 +45,9 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, object]]:
     return [
         ("grpc.service_config", _SERVICE_CONFIG),
         ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-        ("grpc.max_send_message_length", max_message_bytes),
+        # A call's request over max_message_bytes is refused before it is relayed; a
+        # streamed message (Play's) is relayed, for the game to refuse it as an answer.
+        ("grpc.max_send_message_length", 16 * 1024 * 1024),
         ("grpc.enable_retries", 0),
         ("grpc.keepalive_time_ms", 30_000),
         # Read from a backend's stream only as fast as the client reads from ours: no

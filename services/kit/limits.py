@@ -37,6 +37,7 @@ import grpc
 from prometheus_client import Counter
 
 from services.kit import status
+from services.kit.errors import LimitReached
 from services.kit.interceptor import replace_behaviour
 
 # Every ``limit`` a per-client refusal names (tabletop_limited_total on a service,
@@ -144,6 +145,10 @@ _LOCKOUT: ContextVar[_Lockout | None] = ContextVar("tabletop_auth_lockout", defa
 # client may send one more request message, each taken from the client's calls-a-second
 # bucket, so a stream of requests (Play's moves) is held to the rate of separate calls.
 _MESSAGES: ContextVar[Callable[[], float] | None] = ContextVar("tabletop_messages", default=None)
+# Set alongside: the request size limit, checked on each message of such a stream.
+_MESSAGE_BYTES: ContextVar[Callable[[int], None] | None] = ContextVar(
+    "tabletop_message_bytes", default=None
+)
 
 
 def message_wait() -> float:
@@ -151,6 +156,14 @@ def message_wait() -> float:
     rate), else the seconds to wait (the refusal counted). 0 where no limits run."""
     acquire = _MESSAGES.get()
     return acquire() if acquire is not None else 0.0
+
+
+def check_message_size(size: int) -> None:
+    """Refuse one request message of a stream over max_message_bytes (LimitReached,
+    counted), as a call's request is refused before it is read. None where no limits run."""
+    check = _MESSAGE_BYTES.get()
+    if check is not None:
+        check(size)
 
 
 def auth_refusal() -> grpc.Status | None:
@@ -348,7 +361,14 @@ class ClientLimits:
             )
         if streaming:
             _MESSAGES.set(functools.partial(self._message, client))
+            _MESSAGE_BYTES.set(self._message_size)
         return client, streaming, keyed
+
+    def _message_size(self, size: int) -> None:
+        limit = self.limits.max_message_bytes
+        if limit and size > limit:
+            self._limited.labels("max_message_bytes").inc()
+            raise LimitReached(f"the message is over {limit} bytes", limit="max_message_bytes")
 
     def _message(self, client: str) -> float:
         wait = self.rate.acquire(client)

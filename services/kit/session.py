@@ -67,6 +67,7 @@ def handler(
     """Play's method handler: requests arrive as bytes, responses leave as bytes."""
 
     def parse(data: bytes) -> Any:
+        limits.check_message_size(len(data))  # as a call's request: before it is read
         try:
             return request_type.FromString(data)
         except Exception as exc:  # DecodeError, or a RecursionError on hostile nesting
