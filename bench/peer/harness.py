@@ -224,11 +224,13 @@ def client_argv(
     seed: int,
     omit_view: bool,
     list_moves: bool = False,
+    play: bool = False,
 ) -> tuple[list[str], Path, dict[str, str]]:
     if side.target.startswith(OURS):
         argv = [sys.executable, "-m", "bench.peer.ours", side.address, str(tables)]
         argv += [str(per_table), str(seed)] + (["--omit-view"] if omit_view else [])
         argv += ["--list-moves"] if list_moves else []
+        argv += ["--play"] if play else []
         return argv, side.root, {}
     assert node is not None
     argv = [node, str(HERE / "client.js"), side.address, str(tables), str(per_table), str(seed)]
@@ -261,12 +263,13 @@ def play_round(
     during: Callable[[], Any] | None = None,
     min_moves: int = 0,
     list_moves: bool = False,
+    play: bool = False,
 ) -> Window:
     """One round against ``side``: set up, play ``warmup`` then ``window`` seconds, and
     on (up to 5 windows) until the window holds ``min_moves`` moves: a side that is slow
     to move is not judged on a handful. ``during`` is called as the window opens (to
-    start a profiler)."""
-    argv, cwd, env = client_argv(side, node, tables, per_table, seed, omit_view, list_moves)
+    start a profiler). ``play``: our players move on Play sessions (ours.py --play)."""
+    argv, cwd, env = client_argv(side, node, tables, per_table, seed, omit_view, list_moves, play)
     log = workdir / f"client-{side.target}-{time.time_ns()}.log"
     client = ClientProcess(argv, cwd, env, log)
     try:

@@ -3,6 +3,7 @@ CPU is never counted as the server's): TABLES Channeling games at once through o
 address (the gateway), closed loop, as a player plays today.
 
     python -m bench.peer.ours ADDRESS TABLES GAMES_PER_TABLE SEED [--omit-view] [--list-moves]
+                                                                   [--play]
 
 Each seat of a table has its own channel (its own connection, as each player would) and
 follows its game with WatchGame, asking for its legal moves with each update
@@ -14,10 +15,19 @@ ListMoves call answers) and sends SubmitMove with the version it saw as
 of the new state from its stream, as the other seat does, not from the answer). With
 ``--omit-view`` it asks for answers without the view, which its stream carries anyway.
 
+With ``--play`` each seat instead opens one Play session (its first message ``watch``,
+with ``with_moves``) and sends each move on it as a message (``expected_version``, a
+request id, ``omit_view``: the session's update carries the view); it acts on updates as
+above, without waiting for its last move's answer (answers come in the order of the
+moves, an update of the same version before or after its answer). An accepted answer is
+a move; a refused one is counted by its code, as a failed SubmitMove is. A session is
+read to its end (OK after the game's end, every move answered): an answer missing at
+the end is counted (``unanswered``), another end fails the table.
+
 Before the clock: GAMES_PER_TABLE games per table are created (seeds from SEED) and both
 seats' streams opened, each with its first view read. A table plays its games one after
 the other; one whose queue runs dry creates another while the clock runs (late_games).
-Streams stay open until ``stop``, as the other side's sockets do.
+Streams stay open until ``stop`` (or their game's end), as the other side's sockets do.
 
 Commands on stdin and answers on stdout as in client.js (ready, go, mark, stop).
 """
@@ -45,8 +55,10 @@ SETUP_AT_ONCE = 16
 
 @dataclass
 class Counts:
-    moves: int = 0  # SubmitMove answered OK
-    updates: int = 0  # stream messages after the first, both seats
+    moves: int = 0  # SubmitMove answered OK; on Play, answers that accepted the move
+    updates: int = 0  # stream messages after the first, both seats (on Play, not answers)
+    sent: int = 0  # moves sent on Play sessions
+    answers: int = 0  # answers read on Play sessions (accepted or refused)
     listed: int = 0  # ListMoves calls (--list-moves)
     finished: int = 0
     decisions: int = 0  # versions of the finished games
@@ -66,25 +78,62 @@ class Game:
     random: random.Random
 
 
+# A refusal's code (tabletop.common.v1.Refusal.code) by its name, as a call's error counts.
+CODES = {code.value[0]: code.name for code in grpc.StatusCode}
+
+
 class Player:
     """One table: two seats, each with its own channel, playing their queue of games."""
 
-    def __init__(self, address: str, omit_view: bool, counts: Counts, list_moves: bool) -> None:
+    def __init__(
+        self,
+        address: str,
+        omit_view: bool,
+        counts: Counts,
+        list_moves: bool,
+        play: bool = False,
+    ) -> None:
         self.channels = [grpc.aio.insecure_channel(address) for _ in range(2)]
         self.clients = [GameClient(GAME, c) for c in self.channels]
         self.omit_view = omit_view
         self.list_moves = list_moves
+        self.play_sessions = play
         self.counts = counts
         self.games: list[Game] = []
 
     async def setup(self, seed: int) -> Game:
         created = await self.clients[0].create(2, seed=seed)
-        # grpc.aio's stream call (read, cancel), which GameClient.watch types as an iterator.
-        streams: list[Any] = [self._watch(created, seat) for seat in (0, 1)]
-        first = [await s.read() for s in streams]
+        if self.play_sessions:
+            streams = [await self._session(created, seat) for seat in (0, 1)]
+            first = [await self._opened(s, created.game_id) for s in streams]
+        else:
+            # grpc.aio's stream call (read, cancel), which GameClient.watch types as an iterator.
+            streams = [self._watch(created, seat) for seat in (0, 1)]
+            first = [await s.read() for s in streams]
         game = Game(created.game_id, created.tokens, streams, first, random.Random(seed))
         self.games.append(game)
         return game
+
+    async def _session(self, created: Any, seat: int) -> Any:
+        """A seat's Play session, its watch sent (with the moves, as the stream's)."""
+        client = self.clients[seat]
+        call = self.channels[seat].stream_stream(
+            f"/{client.service}/Play",
+            request_serializer=client.pb2.PlayRequest.SerializeToString,
+            response_deserializer=client.pb2.PlayResponse.FromString,
+        )(metadata=bearer(created.tokens[seat]))
+        watch = client.pb2.WatchGameRequest(game_id=created.game_id, with_moves=True)
+        await call.write(client.pb2.PlayRequest(watch=watch))
+        return call
+
+    @staticmethod
+    async def _opened(session: Any, game_id: str) -> Any:
+        """A session's first update (the view), or why it ended instead."""
+        first = await session.read()
+        if first is grpc.aio.EOF:
+            code, details = await session.code(), await session.details()
+            raise RuntimeError(f"the session of {game_id} ended {code.name}: {details}")
+        return first.update
 
     def _watch(self, created: Any, seat: int) -> Any:
         client = self.clients[seat]
@@ -96,7 +145,71 @@ class Player:
         )
 
     async def play(self, game: Game) -> None:
-        await asyncio.gather(self._seat(game, 0), self._seat(game, 1))
+        seat = self._seat_on_session if self.play_sessions else self._seat
+        await asyncio.gather(seat(game, 0), seat(game, 1))
+
+    async def _seat_on_session(self, game: Game, seat: int) -> None:
+        """A seat on its Play session: moves out as messages, updates and answers in."""
+        pb2, session = self.clients[seat].pb2, game.streams[seat]
+        message: Any = game.first[seat]  # the latest update, None after an answer
+        acted, sent, answered, finished = -1, 0, 0, False
+        while True:
+            header = message.game if message is not None else None
+            if header is not None and header.status == FINISHED and not finished:
+                finished = True
+                if seat == 0:
+                    self.counts.finished += 1
+                    self.counts.decisions += header.version
+            elif (
+                header is not None
+                and message.HasField("view")
+                and header.status == IN_PROGRESS
+                and seat in header.to_act
+                and header.version > acted
+                and message.moves
+            ):
+                acted = header.version
+                move = self._move_request(game, seat, header.version, list(message.moves))
+                await session.write(pb2.PlayRequest(move=move))
+                sent += 1
+                self.counts.sent += 1
+            response = await session.read()
+            if response is grpc.aio.EOF:
+                break
+            if response.WhichOneof("response") == "answer":
+                answered += 1
+                self._answered(response.answer)
+                message = None
+            else:
+                self.counts.updates += 1
+                message = response.update
+        code = await session.code()
+        if code != grpc.StatusCode.OK or not finished:
+            details = await session.details()
+            raise RuntimeError(
+                f"the session of {game.game_id} seat {seat} ended {code.name}: {details}"
+            )
+        if answered < sent:
+            self._error("unanswered", sent - answered)
+
+    def _move_request(self, game: Game, seat: int, version: int, moves: list[Any]) -> Any:
+        """A move of those listed, for the version seen (game_id left out: the session's)."""
+        return self.clients[seat].pb2.SubmitMoveRequest(
+            move=game.random.choice(moves),
+            expected_version=version,
+            request_id=f"{game.game_id}-{seat}-{version}",
+            omit_view=True,  # the update of the same version carries the view
+        )
+
+    def _answered(self, answer: Any) -> None:
+        self.counts.answers += 1
+        if answer.WhichOneof("result") == "accepted":
+            self.counts.moves += 1
+        else:
+            self._error(CODES.get(answer.refused.code, str(answer.refused.code)))
+
+    def _error(self, code: str, n: int = 1) -> None:
+        self.counts.errors[code] = self.counts.errors.get(code, 0) + n
 
     async def _seat(self, game: Game, seat: int) -> None:
         client, token, stream = self.clients[seat], game.tokens[seat], game.streams[seat]
@@ -144,8 +257,7 @@ class Player:
             )
             self.counts.moves += 1
         except grpc.aio.AioRpcError as error:
-            code = error.code().name
-            self.counts.errors[code] = self.counts.errors.get(code, 0) + 1
+            self._error(error.code().name)
 
     async def close(self) -> None:
         for game in self.games:
@@ -184,6 +296,7 @@ async def main(argv: list[str]) -> None:
     p.add_argument("seed", type=int)
     p.add_argument("--omit-view", action="store_true")
     p.add_argument("--list-moves", action="store_true")
+    p.add_argument("--play", action="store_true", help="each seat moves on a Play session")
     args = p.parse_args(argv)
     counts = Counts()
     seeds = iter(range(args.seed * 1_000_003, args.seed * 1_000_003 + 10_000_000))
@@ -193,7 +306,8 @@ async def main(argv: list[str]) -> None:
 
     started = time.monotonic()
     players = [
-        Player(args.address, args.omit_view, counts, args.list_moves) for _ in range(args.tables)
+        Player(args.address, args.omit_view, counts, args.list_moves, args.play)
+        for _ in range(args.tables)
     ]
     queues: list[list[Game]] = [[] for _ in players]
     jobs = [t for _ in range(args.games_per_table) for t in range(args.tables)]
@@ -202,7 +316,14 @@ async def main(argv: list[str]) -> None:
         made = await asyncio.gather(*(new_game(players[t]) for t in batch))
         for t, game in zip(batch, made, strict=True):
             queues[t].append(game)
-    say({"event": "ready", "matches": len(jobs), "setup_seconds": time.monotonic() - started})
+    say(
+        {
+            "event": "ready",
+            "matches": len(jobs),
+            "setup_seconds": time.monotonic() - started,
+            "mode": "play" if args.play else "calls",
+        }
+    )
     tasks: list[asyncio.Task[None]] = []
     try:
         while True:

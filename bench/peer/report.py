@@ -16,6 +16,10 @@ LABELS = {
     "bgio-memory": "boardgame.io, in memory",
     "bgio-flatfile": "boardgame.io, FlatFile",
 }
+PLAY = (
+    ", our players on Play sessions (one per seat: its moves in, its game's updates and"
+    " each move's answer out, through Envoy straight to the service)"
+)
 PARTS = {"service": "service", "gateway": "gateway", "envoy": "Envoy", "node": "node"}
 
 
@@ -64,7 +68,8 @@ def markdown(peer: dict[str, Any]) -> str:
         f" windows after {s.get('warmup_seconds')} s of play; boardgame.io"
         f" {v.get('boardgame.io', '?')} (socket.io {v.get('socket.io', '?')}, node-persist"
         f" {v.get('node-persist', '?')}) on node {v.get('node', '?')}; our store"
-        f" {s.get('store', '?')}{', SubmitMove with omit_view' if s.get('omit_view') else ''};"
+        f" {s.get('store', '?')}{', SubmitMove with omit_view' if s.get('omit_view') else ''}"
+        f"{PLAY if s.get('play') else ''};"
         f" load average {load.get('start')} at the start, {load.get('end')} at the end."
         " CPU from /proc (user + system, children included) over each window, divided by the"
         " moves the servers applied in it; the median round is shown.",
@@ -84,6 +89,8 @@ def markdown(peer: dict[str, Any]) -> str:
         )
         rounds = " / ".join(_us(x) for x in side.get("rounds_server_us") or [])
         label = LABELS.get(side["target"], side["target"])
+        if side["target"] == "ours" and s.get("play"):
+            label += ", Play"
         if (side.get("moves_per_second") or 0) < 5 * side["games"]:
             slow.append(f"{label} at {side['games']} game{'s' if side['games'] > 1 else ''}")
         out.append(

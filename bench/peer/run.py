@@ -45,6 +45,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="our players ask ListMoves before each move (else their stream carries the moves)",
     )
     p.add_argument(
+        "--peer-play",
+        action="store_true",
+        help="each of our seats plays on one Play session (else WatchGame + SubmitMove calls)",
+    )
+    p.add_argument(
         "--peer-profile",
         action="store_true",
         help="py-spy our service and gateway in one more round",
@@ -52,6 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
+    if args.peer_play and (args.peer_list_moves or args.peer_omit_view):
+        # A session's updates carry the moves and the view: no ListMoves, no view to omit.
+        raise SystemExit("--peer-play takes neither --peer-list-moves nor --peer-omit-view")
     return {
         "levels": [int(x) for x in args.peer_games.split(",") if x],
         "rounds": args.peer_rounds or (1 if quick else 3),
@@ -61,6 +69,7 @@ def settings(args: argparse.Namespace, quick: bool) -> dict[str, Any]:
         "idle": 2.0 if quick else 5.0,
         "omit_view": args.peer_omit_view,
         "list_moves": args.peer_list_moves,
+        "play": args.peer_play,
         "profile": args.peer_profile,
         "store_url": args.store_url,
     }
@@ -92,6 +101,7 @@ def figures(target: str, level: int, number: int, w: Window, load: float) -> dic
         "target": target,
         "games": level,
         "round": number,
+        "client": w.ready.get("mode", "calls") if target.startswith(OURS) else "socket.io",
         "seconds": round(w.seconds, 3),
         "moves": moves,
         "moves_per_second": round(moves / w.seconds, 1) if w.seconds else 0.0,
@@ -130,8 +140,11 @@ def line(row: dict[str, Any], label: str = "") -> str:
     errors = f"  errors {row['errors']}" if row["errors"] else ""
     server = row["server_cpu_us_per_move"] or 0.0
     client = row["client_cpu_us_per_move"] or 0.0
+    target = row["target"]
+    if row.get("client") == "play" and not target.endswith("play"):  # peer-ab names its modes
+        target += " [Play]"
     return (
-        f"  {row['target']:14} {row['games']:>3} games {label or 'r' + str(row['round']):6}"
+        f"  {target:14} {row['games']:>3} games {label or 'r' + str(row['round']):6}"
         f" {row['moves_per_second']:>8,.0f} moves/s  server {server:>7,.0f} µs/move{split}"
         f"  client {client:>6,.0f} µs/move  {row['updates_per_move']} updates/move"
         f"  load {row['load_average']:.1f}{late}{errors}"
@@ -227,6 +240,7 @@ def _profile_round(
     window: float,
     omit_view: bool,
     list_moves: bool = False,
+    play: bool = False,
 ) -> dict[str, Any]:
     """One more round of ours, not counted, with py-spy sampling the service and the
     gateway's Python process through the window (the same sampling as bench profile)."""
@@ -260,6 +274,7 @@ def _profile_round(
         omit_view=omit_view,
         during=start,
         list_moves=list_moves,
+        play=play,
     )
     out: dict[str, Any] = {
         "games": level,
@@ -292,6 +307,7 @@ def section(
     min_moves: int = 200,
     omit_view: bool = False,
     list_moves: bool = False,
+    play: bool = False,
     profile: bool = False,
     store_url: str | None = None,
     calibrate: float | None = None,
@@ -312,6 +328,7 @@ def section(
             "min_moves": min_moves,
             "omit_view": omit_view,
             "list_moves": list_moves,
+            "play": play,
             "store": store_url or "SQLite, synchronous=full (the default)",
         },
         "versions": harness.versions(node),
@@ -362,6 +379,7 @@ def section(
                 omit_view,
                 min_moves=min_moves if number else 0,
                 list_moves=list_moves,
+                play=play,
             )
             row = figures(target, level, number, w, load)
             measured = max(1.0, row["moves_per_second"])
@@ -404,6 +422,7 @@ def section(
                 window,
                 omit_view,
                 list_moves,
+                play,
             )
     out.update(summarize(out["rounds"], levels, out["idle_ms_per_second"]))
     out["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]

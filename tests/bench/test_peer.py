@@ -7,7 +7,10 @@
 - the whole harness runs at the smallest size (one game at once, one short round per
   side: our gateway and service, boardgame.io in memory and with FlatFile) and every
   side's figures come out positive, every move reached both players, and no player of
-  boardgame.io's was ever shown the deck. Figures are never compared with a time.
+  boardgame.io's was ever shown the deck. Figures are never compared with a time;
+- our players on Play sessions (ours.py --play) play games to their end through a real
+  gateway and service, every move answered and counted once (a refused one as a failure,
+  the control), and peer-ab plays both kinds of players in turns on one tree.
 
 Without node (or without npm when bench/peer/node_modules is absent) the tests skip and
 say why; with CI=true they fail instead (.ci/run installs node, npm and these packages).
@@ -15,17 +18,20 @@ say why; with CI=true they fail instead (.ci/run installs node, npm and these pa
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
 import socket
 import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench import processes
-from bench.peer import harness, markdown, report, section, where
+from bench.peer import ab, harness, markdown, ours, report, section, where
 from services.channeling.engine import moves as cm
 from services.channeling.engine.turn import ENGINE
 
@@ -213,3 +219,88 @@ def test_a_boardgame_io_server_whose_port_was_taken_meanwhile_gets_another(
         with harness.bgio_server(node, "memory", tmp_path) as side:
             assert side.address.startswith("http://127.0.0.1:")
             assert not side.address.endswith(f":{port}")
+
+
+@pytest.fixture(scope="module")
+def our_side(tmp_path_factory: pytest.TempPathFactory) -> Iterator[harness.Side]:
+    with harness.our_stack(tmp_path_factory.mktemp("ours")) as side:
+        yield side
+
+
+async def test_players_on_play_sessions_play_games_to_their_end_each_move_answered(our_side):
+    counts = ours.Counts()
+    player = ours.Player(our_side.address, False, counts, list_moves=False, play=True)
+    try:
+        games = [await player.setup(seed) for seed in (11, 12)]
+        for game in games:
+            await asyncio.wait_for(player.play(game), 120)  # raises unless both ended OK
+    finally:
+        await player.close()
+    assert counts.finished == len(games)
+    # Every decision of the finished games was a move sent, answered and accepted.
+    assert counts.moves == counts.decisions > 0
+    assert counts.sent == counts.answers == counts.moves
+    assert counts.errors == {} and counts.listed == 0
+    assert counts.updates == 2 * counts.moves  # both seats heard of every move
+    # Play goes through Envoy to the service: Envoy is in what the side's CPU counts.
+    names = {
+        Path(f"/proc/{pid}/comm").read_text().strip()
+        for pid in processes.tree(our_side.pids["gateway"])
+    }
+    assert "envoy" in names
+
+
+async def test_a_refused_move_on_a_session_counts_as_a_failure_not_a_move(our_side, monkeypatch):
+    """Control: a move for a version already gone is refused (an answer, the session
+    open): it is counted by its code, as a failed SubmitMove is, and not as a move."""
+    counts = ours.Counts()
+    player = ours.Player(our_side.address, False, counts, list_moves=False, play=True)
+    chosen = ours.Player._move_request
+
+    def stale(self: ours.Player, game: ours.Game, seat: int, version: int, moves: list[Any]) -> Any:
+        request = chosen(self, game, seat, version, moves)
+        request.expected_version = version - 1
+        return request
+
+    monkeypatch.setattr(ours.Player, "_move_request", stale)
+    try:
+        game = await player.setup(13)
+        playing = asyncio.ensure_future(player.play(game))
+
+        async def answered() -> None:
+            while not counts.answers:  # the refused move's seat waits for an update
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(answered(), 60)
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+    finally:
+        await player.close()
+    assert counts.sent == counts.answers == 1
+    assert counts.moves == 0 and counts.errors == {"ABORTED": 1}
+
+
+def test_peer_ab_plays_calls_and_play_sessions_in_turns_on_one_tree():
+    out = ab.section(
+        {ab.THIS: harness.ROOT},
+        levels=[1],
+        rounds=1,
+        window=1.0,
+        warmup=0.3,
+        modes=["calls", "play"],
+    )
+    rows = {r["mode"]: r for r in out["rounds"]}
+    assert set(rows) == {"calls", "play"}
+    for mode, row in rows.items():
+        assert row["client"] == mode  # the players the round asked for played it
+        assert row["moves"] > 0 and row["server_cpu_us_per_move"] > 0, row
+        assert row["errors"] == {}, row
+        assert 1.5 <= row["updates_per_move"] <= 2.5, row
+        assert set(row["parts_us_per_move"]) == {"service", "gateway", "envoy"}
+    [ratio] = out["modes"]
+    assert ratio["mode"] == "play" and ratio["server_ratio"] > 0
+    text = "\n".join(ab.markdown(out))
+    assert (
+        "| 1 | this tree | Play session |" in text
+        and "| 1 | this tree | WatchGame + SubmitMove |" in text
+    )
