@@ -94,15 +94,25 @@ async def _abort(
     context: grpc.aio.ServicerContext[Any, Any], exc: BaseException, metrics: GameMetrics
 ) -> None:
     st = status.status_of(exc)
+    code, reason, _ = status.classify(exc)
+    _count(exc, metrics)
+    if code is grpc.StatusCode.UNAUTHENTICATED:
+        # A client locked out of failing authentication gets the lockout, not the answer.
+        st = limits.auth_refusal() or st
+    structlog.contextvars.bind_contextvars(reason=reason)
+    await status.abort(context, st)
+
+
+def _count(exc: BaseException, metrics: GameMetrics) -> None:
+    """Count a refusal in the game's families: a failed authentication, a game limit (a
+    per-client limit, which Play's moves meet as refusals too, ClientLimits counts)."""
     code, reason, meta = status.classify(exc)
     if code is grpc.StatusCode.UNAUTHENTICATED:
         metrics.auth_failed(reason)
-        # A client locked out of failing authentication gets the lockout, not the answer.
-        st = limits.auth_refusal() or st
     elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
-        metrics.limit_hit(meta.get("limit", reason))
-    structlog.contextvars.bind_contextvars(reason=reason)
-    await status.abort(context, st)
+        limit = meta.get("limit", reason)
+        if limit not in limits.CLIENT_LIMITS:
+            metrics.limit_hit(limit)
 
 
 async def _written_within(write: asyncio.Future[Any], seconds: float) -> bool:
@@ -493,6 +503,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
                 submitted,
                 manager.players.caller,
                 functools.partial(_abort, metrics=metrics),
+                functools.partial(_count, metrics=metrics),
             ),
             "WatchPlayerEvents": grpc.unary_stream_rpc_method_handler(
                 watch_player_events,

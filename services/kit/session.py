@@ -63,8 +63,11 @@ def handler(
     submitted: Submitted,
     caller_of: Callable[[str | None], Awaitable[Caller]],
     refuse: Refuse,
+    count: Callable[[BaseException], None],
 ) -> grpc.RpcMethodHandler[Any, Any]:
-    """Play's method handler: requests arrive as bytes, responses leave as bytes."""
+    """Play's method handler: requests arrive as bytes, responses leave as bytes.
+    ``refuse`` ends the session with a refusal's status; ``count`` counts a refusal
+    answered to a move, as a call's would be counted."""
 
     def parse(data: bytes) -> Any:
         limits.check_message_size(len(data))  # as a call's request: before it is read
@@ -102,7 +105,7 @@ def handler(
 
             updates = asyncio.ensure_future(follow(opening.watch, opened, update))
             try:
-                await _moves(context, updates, parse, game_id, submitted, again, write)
+                await _moves(context, updates, parse, game_id, submitted, again, write, count)
                 await updates  # raises the status that ended the updates
             finally:
                 if not updates.done():
@@ -126,6 +129,7 @@ async def _moves(
     submitted: Submitted,
     caller: Callable[[], Awaitable[Caller]],
     write: Callable[[bytes], Awaitable[None]],
+    count: Callable[[BaseException], None],
 ) -> None:
     """Read and answer moves until the client stops sending (then wait for the updates
     to end) or the updates end (a move being applied is answered first)."""
@@ -141,7 +145,7 @@ async def _moves(
             reading = False
             if data is grpc.aio.EOF:
                 return
-            await write(await _answer(data, parse, game_id, submitted, caller))
+            await write(await _answer(data, parse, game_id, submitted, caller, count))
 
     moves = asyncio.ensure_future(answer_each())
     try:
@@ -166,6 +170,7 @@ async def _answer(
     game_id: str,
     submitted: Submitted,
     caller: Callable[[], Awaitable[Caller]],
+    count: Callable[[BaseException], None],
 ) -> bytes:
     """One move's answer: SubmitMove's response, or the refusal it would have ended with."""
     request_id = ""
@@ -189,4 +194,5 @@ async def _answer(
         with structlog.contextvars.bound_contextvars():
             return answer(request_id, await submitted(move, caller))
     except status.KNOWN as exc:
+        count(exc)
         return answer(request_id, None, status.refusal(exc))

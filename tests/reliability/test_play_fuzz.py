@@ -705,7 +705,7 @@ def _answers_written(how: str, pb2: Any) -> Callable[..., Any]:
     real = play_session._moves
     tag = bytes([play_session.ANSWER << 3 | 2])
 
-    async def moves(context, updates, parse, game_id, submitted, caller, write):
+    async def moves(context, updates, parse, game_id, submitted, caller, write, *rest):
         done = False
 
         async def doctored(data: bytes) -> None:
@@ -721,7 +721,7 @@ def _answers_written(how: str, pb2: Any) -> Callable[..., Any]:
             if first and how == "twice":
                 await write(data)
 
-        await real(context, updates, parse, game_id, submitted, caller, doctored)
+        await real(context, updates, parse, game_id, submitted, caller, doctored, *rest)
 
     return moves
 

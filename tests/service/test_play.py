@@ -27,6 +27,7 @@ from typing import Any
 import grpc
 import jwt
 import pytest
+from prometheus_client import REGISTRY
 from tabletop.common.v1 import table_pb2
 
 from client.api import FINISHED, IN_PROGRESS, GameClient, bearer
@@ -586,6 +587,48 @@ async def test_control_without_the_per_move_admission_the_burst_is_all_accepted(
     assert {a.WhichOneof("result") for a in answers} == {"accepted"}
 
 
+def _sample(name: str, labels: dict[str, str]) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+async def _refusals_counted() -> dict[str, float]:
+    """A spectator's move and moves past the burst, on sessions: how much each family the
+    refusals should count in rose (the metrics are this process's: in-process service)."""
+    families = {
+        "auth_failures": ("tabletop_auth_failures_total",
+                          {"game": "channeling", "reason": "MISSING_TOKEN"}),
+        "limited": ("tabletop_limited_total", {"limit": "rate_per_client"}),
+        "limits_hit": ("tabletop_limits_hit_total",
+                       {"game": "channeling", "limit": "rate_per_client"}),
+    }  # fmt: skip
+    before = {k: _sample(*v) for k, v in families.items()}
+    async with served("channeling") as (_, client, channel):
+        created = await client.create(2, seed=SEED)
+        watching = await Session.open(channel, "channeling", created.game_id, None)
+        with closing([watching]):
+            legal = (await client.moves(created.game_id, created.tokens[0])).moves[0]
+            answer = await watching.answer(watching.move(legal, 0, "spectator"))
+            assert refused(answer)[2] == "MISSING_TOKEN"
+    await _burst("channeling")
+    return {k: _sample(*v) - before[k] for k, v in families.items()}
+
+
+async def test_a_refused_move_is_counted_as_the_refused_call_would_be():
+    """A refusal answered on Play counts where the call's refusal would: a failed
+    authentication in tabletop_auth_failures, a move past the client's rate in
+    tabletop_limited (by ClientLimits), and not a second time as a game limit."""
+    rose = await _refusals_counted()
+    assert rose == {"auth_failures": 1, "limited": BEYOND, "limits_hit": 0}, rose
+
+
+async def test_control_a_session_that_counts_no_refusal_is_caught(monkeypatch):
+    from services.kit import service
+
+    monkeypatch.setattr(service, "_count", lambda exc, metrics: None)
+    rose = await _refusals_counted()
+    assert rose["auth_failures"] == 0  # what the test above would catch
+
+
 # --- 6: a player's token resolved at each move ----------------------------------------------
 
 SIGNER = Signer.new("EdDSA", "play-key")
@@ -645,13 +688,13 @@ async def test_control_a_caller_resolved_once_at_the_opening_accepts_the_late_mo
     moves = session._moves
 
     async def resolved_once(context: Any, updates: Any, parse: Any, game_id: str,
-                            submitted: Any, caller: Any, write: Any) -> None:  # fmt: skip
+                            submitted: Any, caller: Any, *rest: Any) -> None:  # fmt: skip
         first = await caller()
 
         async def same() -> Any:
             return first
 
-        await moves(context, updates, parse, game_id, submitted, same, write)
+        await moves(context, updates, parse, game_id, submitted, same, *rest)
 
     monkeypatch.setattr(session, "_moves", resolved_once)
     _, after, _ = await _move_after_expiry()
