@@ -75,9 +75,9 @@ SETTINGS = long_settings() if FUZZ_SECONDS > 0 else fixed_settings()
 # A session lives for a whole example (a few dozen calls beside it): generous, as a
 # call's is, so that only a lost answer or a hang runs into it.
 SESSION_TIMEOUT = 4 * CALL_TIMEOUT
-# Messages on a session stay within the services' request size limit: beyond it Play
-# takes them unchecked (direct) or ends the session (through the gateway), the gap
-# test_a_message_over_the_size_limit_is_refused_like_a_call shows.
+# Messages on a session stay within the services' request size limit: one beyond it is
+# refused unread, with no request_id to check the answer by, which
+# test_a_message_over_the_size_limit_is_refused_like_a_call checks on its own.
 MESSAGE_LIMIT = limits.Limits().max_message_bytes
 _ids = itertools.count()
 
