@@ -128,14 +128,6 @@ async def _written_within(write: asyncio.Future[Any], seconds: float) -> bool:
     return False
 
 
-def parse(message_type: Any, data: bytes) -> Any:
-    """A request message from its bytes; BadRequest when they are not one."""
-    try:
-        return message_type.FromString(data)
-    except Exception as exc:  # DecodeError, or a RecursionError on hostile nesting
-        raise BadRequest(f"the request is not a valid {message_type.DESCRIPTOR.name}") from exc
-
-
 def _game_id(request: Any) -> str:
     game_id: str = request.game_id
     if not game_id:
@@ -375,7 +367,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     async def watch_game(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         try:
             await follow(
-                parse(pb2.WatchGameRequest, request),
+                wire.parse(pb2.WatchGameRequest, request),
                 functools.partial(_caller, context, manager),
                 context.write,
             )
@@ -457,7 +449,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
     async def watch_player_events(data: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         try:  # services/kit/outbox/service.py
             await outbox.watch_player_events(
-                parse(pb2.WatchPlayerEventsRequest, data),
+                wire.parse(pb2.WatchPlayerEventsRequest, data),
                 context,
                 manager=manager,
                 response_type=pb2.WatchPlayerEventsResponse,
@@ -476,7 +468,7 @@ def handlers(spec: GameService, manager: GameManager) -> grpc.GenericRpcHandler:
 
         @guard
         async def parsed(data: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            return await fn(parse(request_type, data), context)
+            return await fn(wire.parse(request_type, data), context)
 
         # A handler may answer with its response's bytes (encoding.py): passed through.
         return grpc.unary_unary_rpc_method_handler(parsed, response_serializer=wire.serialized)

@@ -71,10 +71,7 @@ def handler(
 
     def parse(data: bytes) -> Any:
         limits.check_message_size(len(data))  # as a call's request: before it is read
-        try:
-            return request_type.FromString(data)
-        except Exception as exc:  # DecodeError, or a RecursionError on hostile nesting
-            raise BadRequest(f"the message is not a valid {request_type.DESCRIPTOR.name}") from exc
+        return wire.parse(request_type, data)
 
     async def play(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         try:

@@ -86,16 +86,20 @@ def classify(exc: BaseException) -> tuple[grpc.StatusCode, str, dict[str, str]]:
     raise TypeError(f"not a client error: {exc!r}")
 
 
+def _bounded(metadata: dict[str, str] | None) -> dict[str, str]:
+    """A refusal's metadata, at most METADATA_MAX entries, each key and value cut."""
+    return {
+        cut(key, METADATA_KEY_MAX): cut(str(value), METADATA_VALUE_MAX)
+        for key, value in list((metadata or {}).items())[:METADATA_MAX]
+    }
+
+
 def status_for(
     code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str] | None = None
 ) -> grpc.Status:
     """The status of a refusal, its size bounded (see MESSAGE_MAX and the rest)."""
-    bounded = {
-        cut(key, METADATA_KEY_MAX): cut(str(value), METADATA_VALUE_MAX)
-        for key, value in list((metadata or {}).items())[:METADATA_MAX]
-    }
     info = error_details_pb2.ErrorInfo(reason=cut(reason, METADATA_KEY_MAX), domain=DOMAIN)
-    info.metadata.update(bounded)
+    info.metadata.update(_bounded(metadata))
     detail = any_pb2.Any()
     detail.Pack(info)
     proto = status_pb2.Status(
@@ -108,15 +112,11 @@ def refusal(exc: BaseException) -> errors_pb2.Refusal:
     """The status ``status_of`` gives, as a message (a move's answer on Play), bounded
     the same way."""
     code, reason, metadata = classify(exc)
-    bounded = {
-        cut(key, METADATA_KEY_MAX): cut(str(value), METADATA_VALUE_MAX)
-        for key, value in list(metadata.items())[:METADATA_MAX]
-    }
     return errors_pb2.Refusal(
         code=code.value[0],
         message=cut(str(getattr(exc, "message", None) or exc), MESSAGE_MAX),
         reason=cut(reason, METADATA_KEY_MAX),
-        metadata=bounded,
+        metadata=_bounded(metadata),
     )
 
 

@@ -10,6 +10,7 @@ from tabletop.common.v1 import game_pb2, table_pb2
 
 from services.kit import table as tables
 from services.kit.engine import Outcome
+from services.kit.errors import BadRequest
 from services.kit.games import SeatInfo, Snapshot, Turn
 from services.kit.store import GameRecord
 from services.kit.watchers import WatchItem
@@ -314,3 +315,12 @@ __all__ = [
     "timestamp",
     "turn",
 ]
+
+
+def parse(message_type: Any, data: bytes) -> Any:
+    """A request message from its bytes; BadRequest when they are not one (the handlers
+    take bytes, so garbage gets INVALID_ARGUMENT rather than gRPC's own INTERNAL)."""
+    try:
+        return message_type.FromString(data)
+    except Exception as exc:  # DecodeError, or a RecursionError on hostile nesting
+        raise BadRequest(f"the request is not a valid {message_type.DESCRIPTOR.name}") from exc
